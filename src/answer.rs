@@ -1,0 +1,302 @@
+//! Replies and the answer document (DESIGN §7).
+//!
+//! Every face that gets a person's answer (scripted `--reply`, `answer`, the
+//! terminal, MCP, the web page) turns it into an [`AnswerDocument`] here.
+//! Nothing here ever invents an answer: cancel and timeout carry no answers.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{AskError, Detail};
+use crate::input::{find_choice, parse_yes_no};
+use crate::model::{Kind, Prompt, Question};
+use crate::prompt::{answer_instructions, yes_no};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AnswerDocument {
+    pub tool: String,
+    pub version: u32,
+    pub status: String,
+    pub answered: bool,
+    pub cancelled: bool,
+    #[serde(rename = "timedOut")]
+    pub timed_out: bool,
+    /// Why a form was cancelled, when the host told us (MCP: "declined").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub answers: Vec<Answer>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answer {
+    #[serde(rename = "questionId")]
+    pub question_id: String,
+    pub values: Vec<String>,
+    /// Chosen option ids; select kinds only.
+    #[serde(rename = "optionIds", default, skip_serializing_if = "Option::is_none")]
+    pub option_ids: Option<Vec<String>>,
+    #[serde(
+        rename = "customText",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub custom_text: Option<String>,
+}
+
+/// How a form ended without answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unanswered {
+    Cancelled,
+    Declined,
+    TimedOut,
+}
+
+impl AnswerDocument {
+    pub fn answered(answers: Vec<Answer>) -> Self {
+        Self::envelope(true, false, false, None, answers)
+    }
+
+    pub fn unanswered(how: Unanswered) -> Self {
+        match how {
+            Unanswered::Cancelled => Self::envelope(false, true, false, None, Vec::new()),
+            Unanswered::Declined => {
+                Self::envelope(false, true, false, Some("declined".into()), Vec::new())
+            }
+            Unanswered::TimedOut => Self::envelope(false, false, true, None, Vec::new()),
+        }
+    }
+
+    fn envelope(
+        answered: bool,
+        cancelled: bool,
+        timed_out: bool,
+        reason: Option<String>,
+        answers: Vec<Answer>,
+    ) -> Self {
+        AnswerDocument {
+            tool: crate::TOOL_NAME.into(),
+            version: crate::DOC_VERSION,
+            status: "ok".into(),
+            answered,
+            cancelled,
+            timed_out,
+            reason,
+            answers,
+        }
+    }
+}
+
+/// What a person chose for one question, before it becomes an [`Answer`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Choice {
+    /// Option indices (0-based) and an optional Other text, for select kinds.
+    Options {
+        indices: Vec<usize>,
+        other: Option<String>,
+    },
+    Text(String),
+    Confirm(bool),
+    /// A question that is not required, left empty.
+    Skipped,
+}
+
+impl Choice {
+    /// The answer this choice makes for `question`. Indices out of range are dropped.
+    pub fn into_answer(self, question: &Question) -> Answer {
+        let id = question.id.clone();
+        let select = question.kind.is_select();
+        match self {
+            Choice::Options { mut indices, other } => {
+                indices.sort_unstable();
+                indices.dedup();
+                let chosen: Vec<_> = indices
+                    .iter()
+                    .filter_map(|&i| question.options.get(i))
+                    .collect();
+                let mut values: Vec<String> = chosen.iter().map(|c| c.label.clone()).collect();
+                values.extend(other.iter().cloned());
+                Answer {
+                    question_id: id,
+                    values,
+                    option_ids: Some(chosen.iter().map(|c| c.id.clone()).collect()),
+                    custom_text: other,
+                }
+            }
+            Choice::Text(text) => Answer {
+                question_id: id,
+                values: vec![text],
+                option_ids: None,
+                custom_text: None,
+            },
+            Choice::Confirm(yes) => Answer {
+                question_id: id,
+                values: vec![yes_no(yes).into()],
+                option_ids: None,
+                custom_text: None,
+            },
+            Choice::Skipped => Answer {
+                question_id: id,
+                values: Vec::new(),
+                option_ids: select.then(Vec::new),
+                custom_text: None,
+            },
+        }
+    }
+}
+
+/// Resolves one reply per question, in order, into an answered document.
+pub fn resolve_replies(prompt: &Prompt, replies: &[String]) -> Result<AnswerDocument, AskError> {
+    let n = prompt.questions.len();
+    if replies.len() != n {
+        return Err(AskError::InvalidReply(Detail::new(format!(
+            "{} {} {}, one per question in order, but {} {} given; pass one --reply for each question",
+            n,
+            if n == 1 {
+                "question needs"
+            } else {
+                "questions need"
+            },
+            if n == 1 { "a reply" } else { "replies" },
+            replies.len(),
+            if replies.len() == 1 { "was" } else { "were" },
+        ))));
+    }
+    let answers = prompt
+        .questions
+        .iter()
+        .zip(replies)
+        .enumerate()
+        .map(|(i, (question, reply))| {
+            parse_reply(question, reply)
+                .map(|choice| choice.into_answer(question))
+                .ok_or_else(|| invalid_reply(question, i, n))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(AnswerDocument::answered(answers))
+}
+
+/// The INVALID_REPLY error for question `index`: names it and repeats how to answer.
+pub fn invalid_reply(question: &Question, index: usize, total: usize) -> AskError {
+    let which = if total == 1 {
+        String::from("the question")
+    } else {
+        format!("question {} of {total}", index + 1)
+    };
+    let text = crate::input::fold_line(&question.text);
+    let shown: String = if text.chars().count() > 80 {
+        text.chars().take(79).chain(std::iter::once('…')).collect()
+    } else {
+        text
+    };
+    AskError::InvalidReply(Detail::at(
+        format!(
+            "the reply does not answer {which} (\"{shown}\"); ask again: {}",
+            answer_instructions(question)
+        ),
+        format!("questions[{index}]"),
+    ))
+}
+
+/// Parses a person's reply to one question; `None` when it answers nothing.
+pub fn parse_reply(question: &Question, reply: &str) -> Option<Choice> {
+    let reply = reply.trim();
+    if reply.is_empty() {
+        return (!question.required).then_some(Choice::Skipped);
+    }
+    match question.kind {
+        Kind::Text => Some(Choice::Text(reply.to_string())),
+        Kind::Confirm => parse_yes_no(reply).map(Choice::Confirm),
+        Kind::SingleSelect => {
+            if let Some(n) = option_number(reply) {
+                return in_range(question, n).map(|i| single(i, None));
+            }
+            if let Some(choice) = find_choice(&question.options, reply) {
+                return Some(single(index_of(question, &choice.id), None));
+            }
+            question.allow_other.then(|| Choice::Options {
+                indices: Vec::new(),
+                other: Some(reply.to_string()),
+            })
+        }
+        Kind::MultiSelect => parse_multi(question, reply),
+    }
+}
+
+fn single(index: usize, other: Option<String>) -> Choice {
+    Choice::Options {
+        indices: vec![index],
+        other,
+    }
+}
+
+fn index_of(question: &Question, id: &str) -> usize {
+    question
+        .options
+        .iter()
+        .position(|c| c.id == id)
+        .unwrap_or_default()
+}
+
+fn in_range(question: &Question, n: usize) -> Option<usize> {
+    (1..=question.options.len()).contains(&n).then(|| n - 1)
+}
+
+/// "2", "#2", "2." and "2)" name option 2.
+fn option_number(token: &str) -> Option<usize> {
+    let token = token.trim();
+    let token = token.strip_prefix('#').unwrap_or(token);
+    let token = token
+        .strip_suffix('.')
+        .or_else(|| token.strip_suffix(')'))
+        .unwrap_or(token);
+    if token.is_empty() || !token.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    token.parse().ok()
+}
+
+fn parse_multi(question: &Question, reply: &str) -> Option<Choice> {
+    // "1,3", "1 3", "1 and 3", "#1, #3".
+    let tokens: Vec<&str> = reply
+        .split(|c: char| c == ',' || c == ';' || c.is_whitespace())
+        .filter(|t| !t.is_empty() && !t.eq_ignore_ascii_case("and") && *t != "&")
+        .collect();
+    if !tokens.is_empty() {
+        if let Some(numbers) = tokens
+            .iter()
+            .map(|t| option_number(t))
+            .collect::<Option<Vec<_>>>()
+        {
+            let indices = numbers
+                .into_iter()
+                .map(|n| in_range(question, n))
+                .collect::<Option<Vec<_>>>()?;
+            return Some(Choice::Options {
+                indices,
+                other: None,
+            });
+        }
+    }
+    // A whole label, then labels separated by commas ("PostgreSQL, Redis").
+    if let Some(choice) = find_choice(&question.options, reply) {
+        return Some(single(index_of(question, &choice.id), None));
+    }
+    let pieces: Vec<&str> = reply
+        .split([',', ';'])
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    let by_label = pieces
+        .iter()
+        .map(|p| find_choice(&question.options, p).map(|c| index_of(question, &c.id)))
+        .collect::<Option<Vec<_>>>();
+    match by_label {
+        Some(indices) if !indices.is_empty() => Some(Choice::Options {
+            indices,
+            other: None,
+        }),
+        _ => question.allow_other.then(|| Choice::Options {
+            indices: Vec::new(),
+            other: Some(reply.to_string()),
+        }),
+    }
+}

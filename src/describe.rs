@@ -1,0 +1,153 @@
+//! Tool descriptions for each host (DESIGN §6). Static text: describe reads
+//! no stdin and touches no file, because hosts run it for every tool at start-up.
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+/// Seed 003's flat schema plus `multi_select` and `allow_other`: one flat
+/// object schema is what every model provider handles.
+pub const TOOL_INPUT_SCHEMA: &str = include_str!("../schemas/tool-input.json");
+/// The answer document's schema: MCP's outputSchema.
+pub const ANSWER_SCHEMA: &str = include_str!("../schemas/answer.json");
+
+/// For hosts where the call returns at once with a prompt to relay.
+pub const RELAY_DESCRIPTION: &str = "Ask the person you are working for a structured question when a decision is theirs to make: ambiguous requirements, a trade-off between approaches, or before a destructive or irreversible step. Keep options few (2 to 4 is best, at most 20), short and distinct; put the recommended option first and mark it recommended: true; use context to say why you are asking. The result is JSON: show its rendered_markdown to the person and end your turn; their reply is an option number as answer_format describes. Never assume an answer they did not give.";
+
+/// For hosts where the call blocks until the person answers (MCP).
+pub const BLOCKING_DESCRIPTION: &str = "Ask the person you are working for a structured question and wait for their answer, when a decision is theirs to make: ambiguous requirements, a trade-off between approaches, or before a destructive or irreversible step. Keep options few (2 to 4 is best, at most 20), short and distinct; put the recommended option first and mark it recommended: true; use context to say why you are asking. The result lists the chosen option labels and ids; if it says cancelled or timedOut, the person gave no answer: do not assume one.";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Amp,
+    Claude,
+    Mcp,
+    Openai,
+}
+
+#[derive(Serialize)]
+struct AmpTool<'a> {
+    name: &'a str,
+    description: &'a str,
+    #[serde(rename = "inputSchema")]
+    input_schema: &'a RawValue,
+}
+
+#[derive(Serialize)]
+struct ClaudeTool<'a> {
+    name: &'a str,
+    description: &'a str,
+    input_schema: &'a RawValue,
+}
+
+#[derive(Serialize)]
+pub struct McpTool<'a> {
+    pub name: &'a str,
+    pub title: &'a str,
+    pub description: &'a str,
+    #[serde(rename = "inputSchema")]
+    pub input_schema: &'a RawValue,
+    #[serde(rename = "outputSchema")]
+    pub output_schema: &'a RawValue,
+    pub annotations: McpAnnotations<'a>,
+}
+
+#[derive(Serialize)]
+pub struct McpAnnotations<'a> {
+    pub title: &'a str,
+    #[serde(rename = "readOnlyHint")]
+    pub read_only_hint: bool,
+    #[serde(rename = "destructiveHint")]
+    pub destructive_hint: bool,
+    #[serde(rename = "idempotentHint")]
+    pub idempotent_hint: bool,
+    #[serde(rename = "openWorldHint")]
+    pub open_world_hint: bool,
+}
+
+#[derive(Serialize)]
+struct OpenAiTool<'a> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    function: OpenAiFunction<'a>,
+}
+
+#[derive(Serialize)]
+struct OpenAiFunction<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a RawValue,
+}
+
+fn raw(text: &'static str) -> &'static RawValue {
+    // Borrowed from the embedded text, so key order stays as written.
+    // The schemas are checked-in JSON, parsed by a unit test below.
+    serde_json::from_str(text).expect("embedded schema is JSON")
+}
+
+/// The MCP Tool object for `ask_user`.
+pub fn mcp_tool() -> McpTool<'static> {
+    McpTool {
+        name: crate::TOOL_NAME,
+        title: "Ask the user",
+        description: BLOCKING_DESCRIPTION,
+        input_schema: raw(TOOL_INPUT_SCHEMA),
+        output_schema: raw(ANSWER_SCHEMA),
+        annotations: McpAnnotations {
+            title: "Ask the user",
+            read_only_hint: true,
+            destructive_hint: false,
+            idempotent_hint: false,
+            open_world_hint: false,
+        },
+    }
+}
+
+/// The description for `format`, as one line of JSON.
+pub fn describe(format: Format) -> String {
+    let input = raw(TOOL_INPUT_SCHEMA);
+    let name = crate::TOOL_NAME;
+    let result = match format {
+        Format::Amp => serde_json::to_string(&AmpTool {
+            name,
+            description: RELAY_DESCRIPTION,
+            input_schema: input,
+        }),
+        Format::Claude => serde_json::to_string(&ClaudeTool {
+            name,
+            description: RELAY_DESCRIPTION,
+            input_schema: input,
+        }),
+        Format::Mcp => serde_json::to_string(&mcp_tool()),
+        Format::Openai => serde_json::to_string(&OpenAiTool {
+            kind: "function",
+            function: OpenAiFunction {
+                name,
+                description: RELAY_DESCRIPTION,
+                parameters: input,
+            },
+        }),
+    };
+    result.expect("static descriptions serialize")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_schemas_are_json_objects() {
+        for text in [TOOL_INPUT_SCHEMA, ANSWER_SCHEMA] {
+            let value: serde_json::Value = serde_json::from_str(text).unwrap();
+            assert!(value.is_object());
+        }
+    }
+
+    #[test]
+    fn every_format_is_one_line_of_json() {
+        for format in [Format::Amp, Format::Claude, Format::Mcp, Format::Openai] {
+            let text = describe(format);
+            assert!(!text.contains('\n'));
+            serde_json::from_str::<serde_json::Value>(&text).unwrap();
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Coded errors (DESIGN §5): one variant per code, each carrying the message
+//! a model reads, the field path when there is one, and a parser's own message
+//! when a parser failed.
+
+use serde::Serialize;
+
+/// Where and why an error happened. `message` is one sentence saying what to change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Detail {
+    pub message: String,
+    pub path: Option<String>,
+    pub parse_error: Option<String>,
+}
+
+impl Detail {
+    pub fn new(message: impl Into<String>) -> Self {
+        Detail {
+            message: message.into(),
+            path: None,
+            parse_error: None,
+        }
+    }
+
+    pub fn at(message: impl Into<String>, path: impl Into<String>) -> Self {
+        Detail {
+            message: message.into(),
+            path: Some(path.into()),
+            parse_error: None,
+        }
+    }
+
+    pub fn with_parse_error(mut self, parse_error: impl Into<String>) -> Self {
+        self.parse_error = Some(parse_error.into());
+        self
+    }
+}
+
+impl std::fmt::Display for Detail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AskError {
+    #[error("{0}")]
+    InvalidJson(Detail),
+    #[error("{0}")]
+    InvalidInput(Detail),
+    #[error("{0}")]
+    InputTooLarge(Detail),
+    #[error("{0}")]
+    MissingQuestion(Detail),
+    #[error("{0}")]
+    MissingOptions(Detail),
+    #[error("{0}")]
+    InvalidOptionsJson(Detail),
+    #[error("{0}")]
+    InvalidOptions(Detail),
+    #[error("{0}")]
+    InvalidQuestions(Detail),
+    #[error("{0}")]
+    InvalidField(Detail),
+    #[error("{0}")]
+    UnknownAction(Detail),
+    #[error("{0}")]
+    NoTty(Detail),
+    #[error("{0}")]
+    InvalidReply(Detail),
+    #[error("{0}")]
+    ReadError(Detail),
+    #[error("{0}")]
+    InternalError(Detail),
+}
+
+impl AskError {
+    /// Every code, in the documented order (README, schema).
+    pub const CODES: [&'static str; 14] = [
+        "INVALID_JSON",
+        "INVALID_INPUT",
+        "INPUT_TOO_LARGE",
+        "MISSING_QUESTION",
+        "MISSING_OPTIONS",
+        "INVALID_OPTIONS_JSON",
+        "INVALID_OPTIONS",
+        "INVALID_QUESTIONS",
+        "INVALID_FIELD",
+        "UNKNOWN_ACTION",
+        "NO_TTY",
+        "INVALID_REPLY",
+        "READ_ERROR",
+        "INTERNAL_ERROR",
+    ];
+
+    pub fn code(&self) -> &'static str {
+        match self {
+            AskError::InvalidJson(_) => "INVALID_JSON",
+            AskError::InvalidInput(_) => "INVALID_INPUT",
+            AskError::InputTooLarge(_) => "INPUT_TOO_LARGE",
+            AskError::MissingQuestion(_) => "MISSING_QUESTION",
+            AskError::MissingOptions(_) => "MISSING_OPTIONS",
+            AskError::InvalidOptionsJson(_) => "INVALID_OPTIONS_JSON",
+            AskError::InvalidOptions(_) => "INVALID_OPTIONS",
+            AskError::InvalidQuestions(_) => "INVALID_QUESTIONS",
+            AskError::InvalidField(_) => "INVALID_FIELD",
+            AskError::UnknownAction(_) => "UNKNOWN_ACTION",
+            AskError::NoTty(_) => "NO_TTY",
+            AskError::InvalidReply(_) => "INVALID_REPLY",
+            AskError::ReadError(_) => "READ_ERROR",
+            AskError::InternalError(_) => "INTERNAL_ERROR",
+        }
+    }
+
+    pub fn detail(&self) -> &Detail {
+        match self {
+            AskError::InvalidJson(d)
+            | AskError::InvalidInput(d)
+            | AskError::InputTooLarge(d)
+            | AskError::MissingQuestion(d)
+            | AskError::MissingOptions(d)
+            | AskError::InvalidOptionsJson(d)
+            | AskError::InvalidOptions(d)
+            | AskError::InvalidQuestions(d)
+            | AskError::InvalidField(d)
+            | AskError::UnknownAction(d)
+            | AskError::NoTty(d)
+            | AskError::InvalidReply(d)
+            | AskError::ReadError(d)
+            | AskError::InternalError(d) => d,
+        }
+    }
+
+    pub fn message(&self) -> &str {
+        &self.detail().message
+    }
+
+    pub fn path(&self) -> Option<&str> {
+        self.detail().path.as_deref()
+    }
+
+    /// The error document (§5) for this error.
+    pub fn document(&self) -> ErrorDocument<'_> {
+        let detail = self.detail();
+        ErrorDocument {
+            tool: crate::TOOL_NAME,
+            version: crate::DOC_VERSION,
+            status: "error",
+            error: ErrorBody {
+                code: self.code(),
+                message: &detail.message,
+                path: detail.path.as_deref(),
+                parse_error: detail.parse_error.as_deref(),
+            },
+        }
+    }
+}
+
+/// `{"tool","version","status":"error","error":{…}}`, keys in documented order.
+#[derive(Debug, Serialize)]
+pub struct ErrorDocument<'a> {
+    pub tool: &'static str,
+    pub version: u32,
+    pub status: &'static str,
+    pub error: ErrorBody<'a>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ErrorBody<'a> {
+    pub code: &'static str,
+    pub message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<&'a str>,
+    #[serde(rename = "parseError", skip_serializing_if = "Option::is_none")]
+    pub parse_error: Option<&'a str>,
+}

@@ -1,0 +1,111 @@
+//! ask_user: lets an AI agent ask a person a structured question and get
+//! strict JSON back. Data flows one way: bytes → [`input`] → [`model`] →
+//! documents ([`prompt`], [`answer`], [`error`]).
+
+pub mod answer;
+pub mod describe;
+pub mod error;
+pub mod input;
+pub mod markdown;
+pub mod model;
+pub mod prompt;
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::error::{AskError, Detail};
+use crate::prompt::PromptDocument;
+
+pub const TOOL_NAME: &str = "ask_user";
+/// The `version` of every document this binary prints.
+pub const DOC_VERSION: u32 = 1;
+
+/// Exit codes (DESIGN §5).
+pub mod exit {
+    pub const OK: i32 = 0;
+    pub const ERROR: i32 = 1;
+    pub const USAGE: i32 = 2;
+    pub const TIMED_OUT: i32 = 124;
+    pub const CANCELLED: i32 = 130;
+}
+
+/// The toolbox `execute` face and `prompt`: tool input bytes → prompt document.
+pub fn execute(bytes: &[u8]) -> Result<PromptDocument, AskError> {
+    input::parse(bytes).map(|prompt| PromptDocument::new(&prompt))
+}
+
+/// Reads a tool input from a file, or from stdin for `None` and `-`.
+pub fn read_source(file: Option<&Path>) -> Result<Vec<u8>, AskError> {
+    match file {
+        None => read_stdin(),
+        Some(path) if path.as_os_str() == "-" => read_stdin(),
+        Some(path) => {
+            let file = std::fs::File::open(path).map_err(|e| read_error(path, &e))?;
+            input::read_limited(file).map_err(|err| match err {
+                AskError::ReadError(_) => read_error(path, &io::Error::other("read failed")),
+                other => other,
+            })
+        }
+    }
+}
+
+fn read_stdin() -> Result<Vec<u8>, AskError> {
+    input::read_limited(io::stdin().lock())
+}
+
+fn read_error(path: &Path, err: &io::Error) -> AskError {
+    let reason = match err.kind() {
+        io::ErrorKind::NotFound => "it does not exist".to_string(),
+        io::ErrorKind::PermissionDenied => "permission was denied".to_string(),
+        _ if path.is_dir() => "it is a directory".to_string(),
+        _ => err.to_string(),
+    };
+    AskError::ReadError(Detail::at(
+        format!(
+            "cannot read {}: {reason}; pass a readable JSON file or - for stdin",
+            path.display()
+        ),
+        path.display().to_string(),
+    ))
+}
+
+/// One document as one line of JSON.
+pub fn document_line<T: Serialize>(document: &T) -> String {
+    match serde_json::to_string(document) {
+        Ok(line) => line,
+        Err(e) => serde_json::to_string(
+            &AskError::InternalError(Detail::new(format!("a document could not be written: {e}")))
+                .document(),
+        )
+        .unwrap_or_default(),
+    }
+}
+
+/// Writes one document and a newline to stdout in one write. A closed stdout
+/// (`| head`) is not an error worth reporting: the reader has gone.
+pub fn print_document<T: Serialize>(document: &T) {
+    let mut line = document_line(document);
+    line.push('\n');
+    let mut out = io::stdout().lock();
+    let _ = out.write_all(line.as_bytes()).and_then(|()| out.flush());
+}
+
+/// Makes any panic print INTERNAL_ERROR on stdout and exit 1 (DESIGN §5).
+pub fn install_panic_handler() {
+    std::panic::set_hook(Box::new(|info| {
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown cause".into());
+        let err = AskError::InternalError(Detail::new(format!(
+            "ask_user failed unexpectedly ({what}); this is a bug, please report it with the input"
+        )));
+        print_document(&err.document());
+        let _ = writeln!(io::stderr(), "ask_user: internal error: {what}");
+        std::process::exit(exit::ERROR);
+    }));
+}

@@ -1,0 +1,89 @@
+//! The normalized model (DESIGN §3): what every dialect becomes and every face reads.
+
+use serde::{Deserialize, Serialize};
+
+/// A whole form: one or more questions asked together.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    pub title: Option<String>,
+    /// Form-wide context (a single question's own context lives on the question).
+    pub context: Option<String>,
+    pub timeout_ms: Option<u64>,
+    pub questions: Vec<Question>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Question {
+    /// The given id, or `q1`, `q2`, … by position.
+    pub id: String,
+    /// Whether `id` came from the input (only then is it echoed for a single question).
+    pub id_given: bool,
+    pub header: Option<String>,
+    pub text: String,
+    pub context: Option<String>,
+    pub kind: Kind,
+    pub options: Vec<Choice>,
+    pub allow_other: bool,
+    pub required: bool,
+    pub default: Option<Default>,
+    pub placeholder: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    SingleSelect,
+    MultiSelect,
+    Text,
+    Confirm,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::SingleSelect => "single_select",
+            Kind::MultiSelect => "multi_select",
+            Kind::Text => "text",
+            Kind::Confirm => "confirm",
+        }
+    }
+
+    pub fn is_select(self) -> bool {
+        matches!(self, Kind::SingleSelect | Kind::MultiSelect)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    /// "1", "2", … by position: the number a person types.
+    pub id: String,
+    pub label: String,
+    pub description: Option<String>,
+    pub recommended: bool,
+}
+
+/// A normalized default: option ids for selects, a boolean for confirm, text for text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Default {
+    /// Option ids; one for single_select, any number for multi_select.
+    Options(Vec<String>),
+    Confirm(bool),
+    Text(String),
+}
+
+impl Question {
+    /// The option whose id is `id`, if any.
+    pub fn option(&self, id: &str) -> Option<&Choice> {
+        self.options.iter().find(|c| c.id == id)
+    }
+
+    /// Index of the option pre-selected in a UI: the default, else the first recommended one.
+    pub fn preselected_index(&self) -> Option<usize> {
+        if let Some(Default::Options(ids)) = &self.default {
+            if let Some(first) = ids.first() {
+                return self.options.iter().position(|c| &c.id == first);
+            }
+        }
+        self.options.iter().position(|c| c.recommended)
+    }
+}
