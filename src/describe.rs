@@ -2,6 +2,8 @@
 //! no stdin and touches no file, because hosts run it for every tool at start-up.
 
 use serde::Serialize;
+use std::sync::{Mutex, OnceLock};
+
 use serde_json::value::RawValue;
 
 /// Seed 003's flat schema plus `multi_select` and `allow_other`: one flat
@@ -79,9 +81,45 @@ struct OpenAiFunction<'a> {
 }
 
 fn raw(text: &'static str) -> &'static RawValue {
-    // Borrowed from the embedded text, so key order stays as written.
+    // Each embedded schema is minified once and kept for the process: key
+    // order stays as written, and every description stays on one line.
+    static CACHE: OnceLock<Mutex<Vec<(usize, &'static RawValue)>>> = OnceLock::new();
+    let mut cache = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let key = text.as_ptr() as usize;
+    if let Some((_, value)) = cache.iter().find(|(k, _)| *k == key) {
+        return value;
+    }
     // The schemas are checked-in JSON, parsed by a unit test below.
-    serde_json::from_str(text).expect("embedded schema is JSON")
+    let value: &'static RawValue =
+        Box::leak(RawValue::from_string(minify(text)).expect("embedded schema is JSON"));
+    cache.push((key, value));
+    value
+}
+
+/// Drops white space outside strings: the JSON stays the same document.
+pub fn minify(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in json.chars() {
+        if in_string {
+            out.push(c);
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if !c.is_whitespace() {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The MCP Tool object for `ask_user`.
@@ -140,6 +178,14 @@ mod tests {
             let value: serde_json::Value = serde_json::from_str(text).unwrap();
             assert!(value.is_object());
         }
+    }
+
+    #[test]
+    fn minify_keeps_strings_intact() {
+        assert_eq!(
+            minify("{ \"a b\" : [1, \"x\\\" y\"] }\n"),
+            "{\"a b\":[1,\"x\\\" y\"]}"
+        );
     }
 
     #[test]

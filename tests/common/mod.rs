@@ -1,0 +1,75 @@
+//! Helpers shared by the integration tests: run the real binary, parse its one document.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_ask_user");
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// The single JSON document on stdout (asserting there is exactly one line).
+    pub fn doc(&self) -> Value {
+        assert!(
+            self.stdout.ends_with('\n') && self.stdout.matches('\n').count() == 1,
+            "stdout must be one JSON line: {:?}",
+            self.stdout
+        );
+        serde_json::from_str(&self.stdout).expect("stdout is JSON")
+    }
+}
+
+pub fn run_with(args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Run {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args).env_remove("TOOLBOX_ACTION");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.write_stdin(stdin.to_vec()).output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The toolbox execute face on `input`.
+pub fn execute(input: &[u8]) -> Run {
+    run_with(&[], &[("TOOLBOX_ACTION", "execute")], input)
+}
+
+/// A valid input's prompt document (exit 0, status ok).
+pub fn ok(input: &str) -> Value {
+    let run = execute(input.as_bytes());
+    let doc = run.doc();
+    assert_eq!(run.code, 0, "expected success for {input}: {doc}");
+    assert_eq!(doc["status"], "ok");
+    doc
+}
+
+/// Asserts an error document with this code, path and a message containing `message`.
+pub fn assert_error(run: &Run, code: &str, path: Option<&str>, message: &str) -> Value {
+    let doc = run.doc();
+    assert_eq!(run.code, 1, "exit code for {doc}");
+    assert_eq!(doc["status"], "error", "{doc}");
+    assert_eq!(doc["tool"], "ask_user");
+    assert_eq!(doc["version"], 1);
+    let error = &doc["error"];
+    assert_eq!(error["code"], code, "{doc}");
+    match path {
+        Some(p) => assert_eq!(error["path"], p, "{doc}"),
+        None => assert!(error.get("path").is_none(), "unexpected path in {doc}"),
+    }
+    let text = error["message"].as_str().unwrap();
+    assert!(text.contains(message), "message {text:?} lacks {message:?}");
+    doc
+}
+
+pub fn err(input: &str, code: &str, path: Option<&str>, message: &str) -> Value {
+    assert_error(&execute(input.as_bytes()), code, path, message)
+}

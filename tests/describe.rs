@@ -1,0 +1,113 @@
+//! Tool descriptions (DESIGN §6) through the binary.
+
+mod common;
+use common::*;
+use serde_json::{Value, json};
+
+fn keys(v: &Value) -> Vec<&str> {
+    v.as_object().unwrap().keys().map(String::as_str).collect()
+}
+
+fn check_input_schema(schema: &Value) {
+    assert_eq!(schema["type"], "object");
+    assert_eq!(schema["required"], json!(["question", "options"]));
+    assert_eq!(
+        keys(&schema["properties"]),
+        [
+            "question",
+            "context",
+            "options",
+            "multi_select",
+            "allow_other"
+        ]
+    );
+    assert_eq!(schema["properties"]["multi_select"]["type"], "boolean");
+    assert_eq!(schema["properties"]["allow_other"]["type"], "boolean");
+    assert_eq!(schema["properties"]["options"]["minItems"], 2);
+    assert_eq!(schema["properties"]["options"]["maxItems"], 20);
+}
+
+#[test]
+fn toolbox_describe_prints_the_amp_json_form_on_one_line() {
+    let run = run_with(&[], &[("TOOLBOX_ACTION", "describe")], b"");
+    assert_eq!(run.code, 0);
+    let doc = run.doc();
+    assert_eq!(keys(&doc), ["name", "description", "inputSchema"]);
+    assert_eq!(doc["name"], "ask_user");
+    let description = doc["description"].as_str().unwrap();
+    for phrase in ["few", "recommended", "rendered_markdown", "end your turn"] {
+        assert!(description.contains(phrase), "description lacks {phrase:?}");
+    }
+    check_input_schema(&doc["inputSchema"]);
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn describe_subcommand_matches_toolbox_describe() {
+    let toolbox = run_with(&[], &[("TOOLBOX_ACTION", "describe")], b"");
+    assert_eq!(run_with(&["describe"], &[], b"").stdout, toolbox.stdout);
+    assert_eq!(
+        run_with(&["describe", "--format", "amp"], &[], b"").stdout,
+        toolbox.stdout
+    );
+}
+
+#[test]
+fn describe_reads_no_stdin() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    // stdin is a pipe that is never written to nor closed: reading it would hang.
+    let mut child = Command::new(BIN)
+        .env("TOOLBOX_ACTION", "describe")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _stdin = child.stdin.take();
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success());
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "describe waited for stdin"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn describe_formats_for_other_hosts() {
+    let claude = run_with(&["describe", "--format", "claude"], &[], b"").doc();
+    assert_eq!(keys(&claude), ["name", "description", "input_schema"]);
+    check_input_schema(&claude["input_schema"]);
+
+    let openai = run_with(&["describe", "--format", "openai"], &[], b"").doc();
+    assert_eq!(keys(&openai), ["type", "function"]);
+    assert_eq!(openai["type"], "function");
+    assert_eq!(
+        keys(&openai["function"]),
+        ["name", "description", "parameters"]
+    );
+    check_input_schema(&openai["function"]["parameters"]);
+
+    let mcp = run_with(&["describe", "--format", "mcp"], &[], b"").doc();
+    assert_eq!(mcp["name"], "ask_user");
+    check_input_schema(&mcp["inputSchema"]);
+    assert_eq!(mcp["outputSchema"]["type"], "object");
+    assert_eq!(
+        mcp["outputSchema"]["properties"]["timedOut"]["type"],
+        "boolean"
+    );
+    assert_eq!(mcp["annotations"]["readOnlyHint"], true);
+    assert_eq!(mcp["annotations"]["destructiveHint"], false);
+    assert_eq!(mcp["annotations"]["openWorldHint"], false);
+    assert!(
+        mcp["description"]
+            .as_str()
+            .unwrap()
+            .contains("wait for their answer")
+    );
+}
