@@ -36,6 +36,14 @@ pub fn execute(bytes: &[u8]) -> Result<PromptDocument, AskError> {
     input::parse(bytes).map(|prompt| PromptDocument::new(&prompt))
 }
 
+/// What `execute` prints for these bytes (one JSON line, no newline) and its exit code.
+pub fn execute_line(bytes: &[u8]) -> (String, i32) {
+    match execute(bytes) {
+        Ok(document) => (document_line(&document), exit::OK),
+        Err(err) => (document_line(&err.document()), exit::ERROR),
+    }
+}
+
 /// Reads a tool input from a file, or from stdin for `None` and `-`.
 pub fn read_source(file: Option<&Path>) -> Result<Vec<u8>, AskError> {
     match file {
@@ -86,10 +94,16 @@ pub fn document_line<T: Serialize>(document: &T) -> String {
 /// Writes one document and a newline to stdout in one write. A closed stdout
 /// (`| head`) is not an error worth reporting: the reader has gone.
 pub fn print_document<T: Serialize>(document: &T) {
-    let mut line = document_line(document);
-    line.push('\n');
+    print_line(&document_line(document));
+}
+
+/// Writes one line to stdout in one write; a closed stdout is ignored.
+pub fn print_line(line: &str) {
+    let mut bytes = Vec::with_capacity(line.len() + 1);
+    bytes.extend_from_slice(line.as_bytes());
+    bytes.push(b'\n');
     let mut out = io::stdout().lock();
-    let _ = out.write_all(line.as_bytes()).and_then(|()| out.flush());
+    let _ = out.write_all(&bytes).and_then(|()| out.flush());
 }
 
 /// Makes any panic print INTERNAL_ERROR on stdout and exit 1 (DESIGN §5).

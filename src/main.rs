@@ -89,10 +89,11 @@ fn command_line() -> i32 {
 }
 
 fn prompt(file: Option<PathBuf>) -> i32 {
-    match ask_user::read_source(file.as_deref()).and_then(|bytes| ask_user::execute(&bytes)) {
-        Ok(document) => {
-            print_document(&document);
-            exit::OK
+    match ask_user::read_source(file.as_deref()) {
+        Ok(bytes) => {
+            let (line, code) = ask_user::execute_line(&bytes);
+            print_line(&line);
+            code
         }
         Err(err) => fail(&err),
     }
@@ -104,9 +105,7 @@ fn fail(err: &AskError) -> i32 {
 }
 
 fn print_line(line: &str) -> i32 {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+    ask_user::print_line(line);
     exit::OK
 }
 
