@@ -265,3 +265,52 @@ pub fn form_timeout(flag: Option<Duration>, prompt: &Prompt) -> Option<Duration>
         None => prompt.timeout_ms.map(Duration::from_millis),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prompt(json: &str) -> Prompt {
+        crate::input::parse(json.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn the_flag_overrides_the_input_timeout_and_zero_means_none() {
+        let p = prompt(r#"{"question":"x","options":["a","b"],"timeout":20000}"#);
+        assert_eq!(form_timeout(None, &p), Some(Duration::from_secs(20)));
+        let half = Duration::from_millis(500);
+        assert_eq!(form_timeout(Some(half), &p), Some(half));
+        assert_eq!(form_timeout(Some(Duration::ZERO), &p), None);
+    }
+
+    #[test]
+    fn a_tall_list_fits_the_screen_and_keeps_the_cursor() {
+        let options: Vec<String> = (1..=20).map(|i| format!("\"option {i}\"")).collect();
+        let p = prompt(&format!(
+            r#"{{"question":"x","options":[{}],"default":"18"}}"#,
+            options.join(",")
+        ));
+        let widget = Widget::new(&p.questions[0]);
+        let lines = frame(
+            &p,
+            0,
+            &p.questions[0],
+            &widget,
+            Paint { color: false },
+            40,
+            10,
+        );
+        assert!(lines.len() <= 9, "{lines:?}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("❯") && l.contains("option 18")),
+            "{lines:?}"
+        );
+        assert!(
+            lines
+                .iter()
+                .all(|l| render::text_width(&crate::sanitize::for_terminal(l)) < 40)
+        );
+    }
+}

@@ -485,3 +485,131 @@ impl<'q> Confirm<'q> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::parse;
+
+    fn question(json: &str) -> Question {
+        parse(json.as_bytes()).unwrap().questions.remove(0)
+    }
+
+    fn run(question: &Question, keys: Vec<Key>) -> Step {
+        let mut widget = Widget::new(question);
+        let mut last = Step::Continue;
+        for key in keys {
+            last = widget.handle(key);
+        }
+        last
+    }
+
+    #[test]
+    fn single_select_starts_on_the_recommended_option_and_wraps() {
+        let q = question(r#"{"question":"x","options":["a",{"label":"b","recommended":true}]}"#);
+        assert_eq!(
+            run(&q, vec![Key::Enter]),
+            Step::Done(Choice::Options {
+                indices: vec![1],
+                other: None
+            })
+        );
+        assert_eq!(
+            run(&q, vec![Key::ArrowDown, Key::Enter]),
+            Step::Done(Choice::Options {
+                indices: vec![0],
+                other: None
+            })
+        );
+    }
+
+    #[test]
+    fn other_row_edits_text_and_q_is_a_letter_there() {
+        let q = question(r#"{"question":"x","options":["a","b"],"allow_other":true}"#);
+        let mut keys = vec![Key::ArrowUp];
+        keys.extend("q j".chars().map(Key::Char));
+        keys.push(Key::Enter);
+        assert_eq!(
+            run(&q, keys),
+            Step::Done(Choice::Options {
+                indices: vec![],
+                other: Some("q j".into())
+            })
+        );
+        assert_eq!(run(&q, vec![Key::ArrowUp, Key::Enter]), Step::Continue);
+    }
+
+    #[test]
+    fn a_skippable_single_select_has_a_skip_row() {
+        let q =
+            question(r#"{"questions":[{"question":"x","options":["a","b"],"required":false}]}"#);
+        assert_eq!(
+            run(&q, vec![Key::End, Key::Enter]),
+            Step::Done(Choice::Skipped)
+        );
+    }
+
+    #[test]
+    fn multi_select_defaults_are_checked_and_digits_toggle() {
+        let q = question(
+            r#"{"question":"x","multi_select":true,"options":["a","b","c"],"default":["a"]}"#,
+        );
+        assert_eq!(
+            run(&q, vec![Key::Char('3'), Key::Enter]),
+            Step::Done(Choice::Options {
+                indices: vec![0, 2],
+                other: None
+            })
+        );
+        assert_eq!(run(&q, vec![Key::Char('1'), Key::Enter]), Step::Continue);
+    }
+
+    #[test]
+    fn escape_and_ctrl_c_cancel_everywhere_and_q_outside_text() {
+        for json in [
+            r#"{"question":"x","options":["a","b"]}"#,
+            r#"{"prompt":"x","type":"text"}"#,
+            r#"{"prompt":"x","type":"confirm"}"#,
+        ] {
+            let q = question(json);
+            assert_eq!(run(&q, vec![Key::Escape]), Step::Cancel);
+            assert_eq!(run(&q, vec![Key::CtrlC]), Step::Cancel);
+            let q_key = run(&q, vec![Key::Char('q')]);
+            if q.kind == Kind::Text {
+                assert_eq!(q_key, Step::Continue);
+            } else {
+                assert_eq!(q_key, Step::Cancel);
+            }
+        }
+    }
+
+    #[test]
+    fn text_editing_keys() {
+        let q = question(r#"{"prompt":"x","type":"text"}"#);
+        let mut keys: Vec<Key> = "hello big world".chars().map(Key::Char).collect();
+        keys.push(Key::Char('\u{17}'));
+        keys.extend([Key::Home, Key::Del, Key::Char('H'), Key::End, Key::Enter]);
+        assert_eq!(run(&q, keys), Step::Done(Choice::Text("Hello big".into())));
+        let keys = vec![
+            Key::Char('a'),
+            Key::Char('\u{15}'),
+            Key::Char('\u{1b}'),
+            Key::Enter,
+        ];
+        assert_eq!(run(&q, keys), Step::Continue);
+    }
+
+    #[test]
+    fn confirm_without_default_needs_a_choice() {
+        let q = question(r#"{"prompt":"x","type":"confirm"}"#);
+        assert_eq!(run(&q, vec![Key::Enter]), Step::Continue);
+        assert_eq!(
+            run(&q, vec![Key::ArrowRight, Key::Enter]),
+            Step::Done(Choice::Confirm(false))
+        );
+        assert_eq!(
+            run(&q, vec![Key::Char('Y')]),
+            Step::Done(Choice::Confirm(true))
+        );
+    }
+}
