@@ -44,17 +44,7 @@ enum Command {
         1-9 jump to an option, y/n answer a confirm, Esc or q (Ctrl-C too) cancel.\n\
         Exit codes: 0 answered, 1 error (NO_TTY without a terminal), 124 timed out, 130 cancelled."
     )]
-    Ask {
-        /// The tool input: a JSON file, or - (the default) for stdin.
-        file: Option<PathBuf>,
-        /// Give up after this many seconds (decimals allowed; 0 waits forever).
-        /// Overrides the input's timeout.
-        #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
-        timeout: Option<Duration>,
-        /// Answer without a terminal: one reply per question, in order.
-        #[arg(long, value_name = "TEXT")]
-        reply: Vec<String>,
-    },
+    Ask(AskArgs),
     /// Check a person's relayed reply against a tool input or a prompt document.
     Answer {
         /// The person's reply: one per question, in order.
@@ -69,6 +59,19 @@ enum Command {
         #[arg(long, value_enum, default_value = "amp")]
         format: Format,
     },
+}
+
+#[derive(clap::Args)]
+struct AskArgs {
+    /// The tool input: a JSON file, or - (the default) for stdin.
+    file: Option<PathBuf>,
+    /// Give up after this many seconds (decimals allowed; 0 waits forever).
+    /// Overrides the input's timeout.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    timeout: Option<Duration>,
+    /// Answer without a terminal: one reply per question, in order.
+    #[arg(long, value_name = "TEXT")]
+    reply: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -114,16 +117,17 @@ fn command_line() -> i32 {
         }
         Some(Command::Prompt { file }) => prompt(file),
         Some(Command::Describe { format }) => print_line(&describe(format)),
-        Some(Command::Ask {
-            file,
-            timeout,
-            reply,
-        }) => ask(file, timeout, &reply),
+        Some(Command::Ask(args)) => ask(args),
         Some(Command::Answer { reply, file }) => answer(file, &reply),
     }
 }
 
-fn ask(file: Option<PathBuf>, timeout: Option<Duration>, replies: &[String]) -> i32 {
+fn ask(args: AskArgs) -> i32 {
+    let AskArgs {
+        file,
+        timeout,
+        reply: replies,
+    } = args;
     let outcome = if replies.is_empty() {
         // The terminal first: without one, NO_TTY at once, before stdin is read.
         Terminal::open().and_then(|terminal| {
@@ -135,7 +139,7 @@ fn ask(file: Option<PathBuf>, timeout: Option<Duration>, replies: &[String]) -> 
     } else {
         ask_user::read_source(file.as_deref())
             .and_then(|bytes| ask_user::input::parse(&bytes))
-            .and_then(|prompt| resolve_replies(&prompt, replies))
+            .and_then(|prompt| resolve_replies(&prompt, &replies))
     };
     match outcome {
         Ok(document) => {
