@@ -94,6 +94,89 @@ pub fn parse(bytes: &[u8]) -> Result<Prompt> {
     parse_object(&decode(bytes)?)
 }
 
+/// A tool input or a prompt document (as `execute` prints it) → model, for
+/// `answer`. A prompt document is told apart by `"tool":"ask_user"` with a
+/// `prompt` object or a `prompts` array (a user_ask input's `prompt` is a string).
+pub fn parse_input_or_prompt(bytes: &[u8]) -> Result<Prompt> {
+    let obj = decode(bytes)?;
+    let is_document = obj.get("tool").and_then(Value::as_str) == Some(crate::TOOL_NAME)
+        && (obj.get("prompt").is_some_and(Value::is_object)
+            || obj.get("prompts").is_some_and(Value::is_array));
+    if is_document {
+        prompt_document(obj)
+    } else {
+        parse_object(&obj)
+    }
+}
+
+/// The parts of a prompt document that the questions are rebuilt from.
+#[derive(serde::Deserialize)]
+struct PromptDocumentIn {
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    context: Option<String>,
+    #[serde(default)]
+    prompt: Option<crate::prompt::PromptItem>,
+    #[serde(default)]
+    prompts: Option<Vec<crate::prompt::PromptItem>>,
+}
+
+fn prompt_document(obj: Object) -> Result<Prompt> {
+    let document: PromptDocumentIn = serde_json::from_value(Value::Object(obj)).map_err(|e| {
+        AskError::InvalidInput(
+            Detail::new(
+                "the prompt document is not as ask_user printed it; pass it unchanged, or pass the tool input",
+            )
+            .with_parse_error(e.to_string()),
+        )
+    })?;
+    let (items, base) = match (document.prompt, document.prompts) {
+        (Some(_), Some(_)) => {
+            return Err(AskError::InvalidInput(Detail::at(
+                "a prompt document has either prompt or prompts, not both",
+                "prompts",
+            )));
+        }
+        (Some(item), None) => (vec![item], None),
+        (None, Some(items)) => (items, Some("prompts")),
+        (None, None) => {
+            return Err(AskError::InvalidInput(Detail::at(
+                "a prompt document needs a prompt object or a prompts array",
+                "prompt",
+            )));
+        }
+    };
+    if items.is_empty() || items.len() > MAX_QUESTIONS {
+        return Err(AskError::InvalidQuestions(Detail::at(
+            format!("prompts must have 1 to {MAX_QUESTIONS} items"),
+            "prompts",
+        )));
+    }
+    let mut questions = Vec::with_capacity(items.len());
+    for (index, item) in items.iter().enumerate() {
+        let question = item.to_question(index);
+        if question.kind.is_select() && question.options.is_empty() {
+            let path = match base {
+                Some(base) => format!("{base}[{index}].options"),
+                None => "prompt.options".into(),
+            };
+            return Err(AskError::MissingOptions(Detail::at(
+                format!("a {} prompt needs its options", question.kind.as_str()),
+                path,
+            )));
+        }
+        questions.push(question);
+    }
+    check_unique_ids(&questions)?;
+    Ok(Prompt {
+        title: document.title,
+        context: document.context,
+        timeout_ms: None,
+        questions,
+    })
+}
+
 /// A decoded object → model, whichever dialect it is written in.
 pub fn parse_object(obj: &Object) -> Result<Prompt> {
     let questions = present(obj, "questions");

@@ -9,6 +9,8 @@ pub mod input;
 pub mod markdown;
 pub mod model;
 pub mod prompt;
+pub mod sanitize;
+pub mod tty;
 
 use std::io::{self, Write};
 use std::path::Path;

@@ -6,8 +6,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use std::time::Duration;
+
+use ask_user::answer::resolve_replies;
 use ask_user::describe::{Format, describe};
 use ask_user::error::{AskError, Detail};
+use ask_user::tty::Terminal;
 use ask_user::{exit, print_document};
 
 #[derive(Parser)]
@@ -34,12 +38,40 @@ enum Command {
         /// The tool input: a JSON file, or - (the default) for stdin.
         file: Option<PathBuf>,
     },
+    /// Ask the questions on the terminal and print the answer document.
+    #[command(
+        after_help = "Keys: ↑/↓ (or j/k, Tab) move, Enter chooses, Space toggles in a multi select,\n\
+        1-9 jump to an option, y/n answer a confirm, Esc or q (Ctrl-C too) cancel.\n\
+        Exit codes: 0 answered, 1 error (NO_TTY without a terminal), 124 timed out, 130 cancelled."
+    )]
+    Ask(AskArgs),
+    /// Check a person's relayed reply against a tool input or a prompt document.
+    Answer {
+        /// The person's reply: one per question, in order.
+        #[arg(long, value_name = "TEXT")]
+        reply: Vec<String>,
+        /// The tool input or prompt document: a JSON file, or - (the default) for stdin.
+        file: Option<PathBuf>,
+    },
     /// Print the tool description for a host.
     Describe {
         /// Which host's tool format to print.
         #[arg(long, value_enum, default_value = "amp")]
         format: Format,
     },
+}
+
+#[derive(clap::Args)]
+struct AskArgs {
+    /// The tool input: a JSON file, or - (the default) for stdin.
+    file: Option<PathBuf>,
+    /// Give up after this many seconds (decimals allowed; 0 waits forever).
+    /// Overrides the input's timeout.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    timeout: Option<Duration>,
+    /// Answer without a terminal: one reply per question, in order.
+    #[arg(long, value_name = "TEXT")]
+    reply: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -85,7 +117,65 @@ fn command_line() -> i32 {
         }
         Some(Command::Prompt { file }) => prompt(file),
         Some(Command::Describe { format }) => print_line(&describe(format)),
+        Some(Command::Ask(args)) => ask(args),
+        Some(Command::Answer { reply, file }) => answer(file, &reply),
     }
+}
+
+fn ask(args: AskArgs) -> i32 {
+    let AskArgs {
+        file,
+        timeout,
+        reply: replies,
+    } = args;
+    let outcome = if replies.is_empty() {
+        // The terminal first: without one, NO_TTY at once, before stdin is read.
+        Terminal::open().and_then(|terminal| {
+            let prompt = ask_user::read_source(file.as_deref())
+                .and_then(|bytes| ask_user::input::parse(&bytes))?;
+            let timeout = ask_user::tty::form_timeout(timeout, &prompt);
+            ask_user::tty::ask(terminal, &prompt, timeout)
+        })
+    } else {
+        ask_user::read_source(file.as_deref())
+            .and_then(|bytes| ask_user::input::parse(&bytes))
+            .and_then(|prompt| resolve_replies(&prompt, &replies))
+    };
+    match outcome {
+        Ok(document) => {
+            print_document(&document);
+            if document.timed_out {
+                exit::TIMED_OUT
+            } else if document.cancelled {
+                exit::CANCELLED
+            } else {
+                exit::OK
+            }
+        }
+        Err(err) => fail(&err),
+    }
+}
+
+fn answer(file: Option<PathBuf>, replies: &[String]) -> i32 {
+    let outcome = ask_user::read_source(file.as_deref())
+        .and_then(|bytes| ask_user::input::parse_input_or_prompt(&bytes))
+        .and_then(|prompt| resolve_replies(&prompt, replies));
+    match outcome {
+        Ok(document) => {
+            print_document(&document);
+            exit::OK
+        }
+        Err(err) => fail(&err),
+    }
+}
+
+/// `--timeout`: non-negative seconds, decimals allowed.
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("{text:?} is not a number of seconds (like 30 or 0.5)"))
 }
 
 fn prompt(file: Option<PathBuf>) -> i32 {

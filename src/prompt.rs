@@ -314,3 +314,55 @@ fn question_body(question: &Question) -> Option<String> {
     }
     (!lines.is_empty()).then(|| lines.join("\n"))
 }
+
+impl PromptItem {
+    /// Back into the model, for `answer`: the question as the person was shown it.
+    /// `index` names the question when the document gave it no id.
+    pub fn to_question(&self, index: usize) -> Question {
+        let allow_other = matches!(
+            self.answer_format,
+            AnswerFormat::Integer {
+                allow_other: true,
+                ..
+            } | AnswerFormat::Array {
+                allow_other: true,
+                ..
+            }
+        );
+        let options: Vec<Choice> = self
+            .options
+            .iter()
+            .flatten()
+            .map(|o| Choice {
+                id: o.id.clone(),
+                label: o.label.clone(),
+                description: o.description.clone(),
+                recommended: o.recommended,
+            })
+            .collect();
+        let default = self
+            .default
+            .as_ref()
+            .and_then(|echo| match (self.kind, echo) {
+                (Kind::Confirm, DefaultEcho::One(text)) => {
+                    crate::input::parse_yes_no(text).map(Default::Confirm)
+                }
+                (Kind::Text, DefaultEcho::One(text)) => Some(Default::Text(text.clone())),
+                (_, DefaultEcho::One(id)) => Some(Default::Options(vec![id.clone()])),
+                (_, DefaultEcho::Many(ids)) => Some(Default::Options(ids.clone())),
+            });
+        Question {
+            id: self.id.clone().unwrap_or_else(|| format!("q{}", index + 1)),
+            id_given: self.id.is_some(),
+            header: self.header.clone(),
+            text: self.question.clone(),
+            context: self.context.clone(),
+            kind: self.kind,
+            options,
+            allow_other,
+            required: self.required.unwrap_or(true),
+            default,
+            placeholder: self.placeholder.clone(),
+        }
+    }
+}

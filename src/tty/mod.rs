@@ -1,0 +1,316 @@
+//! The terminal face (`ask_user ask`): asks each question on the controlling
+//! terminal and turns what the person did into an answer document.
+//!
+//! Built on console's key reader with small widgets of our own (not
+//! dialoguer's prompts): dialoguer cannot cancel text input with Esc, leaves
+//! the cursor hidden on Ctrl-C, has no per-option descriptions and no
+//! timeout. Here one loop holds `/dev/tty` in raw mode for the whole form and
+//! polls it with the time left, so Esc, q and Ctrl-C cancel everywhere, a
+//! timeout never picks a default, and the terminal is restored on every exit.
+
+mod render;
+mod terminal;
+mod widgets;
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+pub use terminal::Terminal;
+
+use crate::answer::{Answer, AnswerDocument, Choice, Unanswered};
+use crate::error::AskError;
+use crate::model::{Prompt, Question};
+use render::{Line, Paint, Span, fit, wrap};
+use terminal::Event;
+use widgets::{Body, Step, Widget};
+
+/// How a form on the terminal ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// One choice per question, in order.
+    Answered(Vec<Choice>),
+    Cancelled,
+    TimedOut,
+}
+
+/// Asks every question of `prompt` on `terminal` within `timeout` (the whole
+/// form's), restores the terminal, writes a summary to stderr, and returns the
+/// answer document. Cancelled and timed-out documents carry no answers.
+pub fn ask(
+    mut terminal: Terminal,
+    prompt: &Prompt,
+    timeout: Option<Duration>,
+) -> Result<AnswerDocument, AskError> {
+    let outcome = run_form(&mut terminal, prompt, timeout);
+    // Restore the terminal before anything else is written.
+    drop(terminal);
+    let document = match outcome? {
+        Outcome::Answered(choices) => {
+            let answers: Vec<Answer> = choices
+                .into_iter()
+                .zip(&prompt.questions)
+                .map(|(choice, question)| choice.into_answer(question))
+                .collect();
+            summarize(prompt, &answers);
+            AnswerDocument::answered(answers)
+        }
+        Outcome::Cancelled => {
+            note("✗ Cancelled");
+            AnswerDocument::unanswered(Unanswered::Cancelled)
+        }
+        Outcome::TimedOut => {
+            note("✗ Timed out: no answer was given in time");
+            AnswerDocument::unanswered(Unanswered::TimedOut)
+        }
+    };
+    Ok(document)
+}
+
+/// The key loop: one widget per question, one deadline for the whole form.
+pub fn run_form(
+    terminal: &mut Terminal,
+    prompt: &Prompt,
+    timeout: Option<Duration>,
+) -> Result<Outcome, AskError> {
+    let paint = Paint::from_env();
+    terminal.enter_raw()?;
+    let deadline = timeout.map(|t| Instant::now() + t);
+    let (columns, _) = terminal.size();
+    let width = columns.saturating_sub(1).max(10);
+    let mut heading = Vec::new();
+    if let Some(title) = &prompt.title {
+        heading.push(fit(&[paint.bold(title)], width));
+    }
+    if prompt.questions.len() > 1 {
+        for row in prompt.context.iter().flat_map(|c| wrap(c, width)) {
+            heading.push(fit(&[paint.dim(&row)], width));
+        }
+    }
+    if !heading.is_empty() {
+        terminal.print_static(&heading)?;
+    }
+    let mut choices = Vec::with_capacity(prompt.questions.len());
+    for (index, question) in prompt.questions.iter().enumerate() {
+        let mut widget = Widget::new(question);
+        loop {
+            let (columns, rows) = terminal.size();
+            terminal.draw(&frame(
+                prompt, index, question, &widget, paint, columns, rows,
+            ))?;
+            let key = match terminal.next_event(deadline)? {
+                Event::TimedOut => {
+                    terminal.clear()?;
+                    return Ok(Outcome::TimedOut);
+                }
+                Event::Key(key) => key,
+            };
+            match widget.handle(key) {
+                Step::Continue => {}
+                Step::Cancel => {
+                    terminal.clear()?;
+                    return Ok(Outcome::Cancelled);
+                }
+                Step::Done(choice) => {
+                    choices.push(choice);
+                    break;
+                }
+            }
+        }
+    }
+    terminal.clear()?;
+    Ok(Outcome::Answered(choices))
+}
+
+/// One screen of a question: where it stands, the question, its context, the
+/// widget's rows (scrolled to the cursor when they do not fit) and the keys.
+fn frame(
+    prompt: &Prompt,
+    index: usize,
+    question: &Question,
+    widget: &Widget,
+    paint: Paint,
+    columns: usize,
+    rows: usize,
+) -> Vec<String> {
+    let width = columns.saturating_sub(1).max(10);
+    let mut head: Vec<Line> = Vec::new();
+    let total = prompt.questions.len();
+    if total > 1 {
+        head.push(vec![
+            paint.dim(&format!("Question {} of {total}", index + 1)),
+        ]);
+    }
+    for (k, row) in wrap(&question.text, width.saturating_sub(2))
+        .iter()
+        .enumerate()
+    {
+        let mut line = vec![if k == 0 {
+            paint.accent("? ")
+        } else {
+            Span::plain("  ")
+        }];
+        if k == 0
+            && let Some(header) = &question.header
+        {
+            line.push(paint.accent(&format!("[{header}] ")));
+        }
+        line.push(paint.bold(row));
+        head.push(line);
+    }
+    let context = question.context.as_ref().or(if total == 1 {
+        prompt.context.as_ref()
+    } else {
+        None
+    });
+    for row in context
+        .iter()
+        .flat_map(|c| wrap(c, width.saturating_sub(2)))
+    {
+        head.push(vec![Span::plain("  "), paint.dim(&row)]);
+    }
+    let body = widget.body(paint, width);
+    fit_height(head, body, rows.saturating_sub(1).max(4))
+        .iter()
+        .map(|line| fit(line, width))
+        .collect()
+}
+
+/// At most `max` rows: the hint always, the cursor's block always, then as
+/// much of the list around it and of the question above it as fits.
+fn fit_height(mut head: Vec<Line>, body: Body, max: usize) -> Vec<Line> {
+    let Body {
+        blocks,
+        cursor_block,
+        hint,
+    } = body;
+    let list_rows: usize = blocks.iter().map(Vec::len).sum();
+    let mut lines = Vec::with_capacity(max);
+    if head.len() + list_rows < max {
+        lines.extend(head);
+        lines.extend(blocks.into_iter().flatten());
+        lines.push(hint);
+        return lines;
+    }
+    // The list gets what the question leaves, but at least half the screen.
+    let list_budget = (max - 1)
+        .saturating_sub(head.len())
+        .max((max - 1) / 2)
+        .min(list_rows);
+    head.truncate((max - 1).saturating_sub(list_budget));
+    let cursor = cursor_block.min(blocks.len().saturating_sub(1));
+    let (mut first, mut last) = (cursor, cursor);
+    let mut used = blocks.get(cursor).map_or(0, Vec::len);
+    loop {
+        let mut grew = false;
+        if last + 1 < blocks.len() && used + blocks[last + 1].len() <= list_budget {
+            last += 1;
+            used += blocks[last].len();
+            grew = true;
+        }
+        if first > 0 && used + blocks[first - 1].len() <= list_budget {
+            first -= 1;
+            used += blocks[first].len();
+            grew = true;
+        }
+        if !grew {
+            break;
+        }
+    }
+    lines.extend(head);
+    let mut shown: Vec<Line> = blocks[first..=last].iter().flatten().cloned().collect();
+    shown.truncate(list_budget.max(1));
+    lines.extend(shown);
+    lines.push(hint);
+    lines
+}
+
+/// One line per question on stderr, seed 001's "✓ Database: PostgreSQL".
+fn summarize(prompt: &Prompt, answers: &[Answer]) {
+    let mut text = String::new();
+    for (question, answer) in prompt.questions.iter().zip(answers) {
+        let name = question
+            .header
+            .clone()
+            .unwrap_or_else(|| shorten(&crate::input::fold_line(&question.text), 60));
+        let value = if answer.values.is_empty() {
+            "(skipped)".to_string()
+        } else {
+            answer.values.join(", ")
+        };
+        let line = format!("✓ {name}: {}", crate::input::fold_line(&value));
+        text.push_str(&crate::sanitize::for_terminal(&line));
+        text.push('\n');
+    }
+    let _ = std::io::stderr().write_all(text.as_bytes());
+}
+
+fn note(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        text.chars().take(max - 1).chain(['…']).collect()
+    }
+}
+
+/// The form's time limit: `--timeout` wins over the input's `timeout`, and
+/// `--timeout 0` means no limit.
+pub fn form_timeout(flag: Option<Duration>, prompt: &Prompt) -> Option<Duration> {
+    match flag {
+        Some(limit) if limit.is_zero() => None,
+        Some(limit) => Some(limit),
+        None => prompt.timeout_ms.map(Duration::from_millis),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prompt(json: &str) -> Prompt {
+        crate::input::parse(json.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn the_flag_overrides_the_input_timeout_and_zero_means_none() {
+        let p = prompt(r#"{"question":"x","options":["a","b"],"timeout":20000}"#);
+        assert_eq!(form_timeout(None, &p), Some(Duration::from_secs(20)));
+        let half = Duration::from_millis(500);
+        assert_eq!(form_timeout(Some(half), &p), Some(half));
+        assert_eq!(form_timeout(Some(Duration::ZERO), &p), None);
+    }
+
+    #[test]
+    fn a_tall_list_fits_the_screen_and_keeps_the_cursor() {
+        let options: Vec<String> = (1..=20).map(|i| format!("\"option {i}\"")).collect();
+        let p = prompt(&format!(
+            r#"{{"question":"x","options":[{}],"default":"18"}}"#,
+            options.join(",")
+        ));
+        let widget = Widget::new(&p.questions[0]);
+        let lines = frame(
+            &p,
+            0,
+            &p.questions[0],
+            &widget,
+            Paint { color: false },
+            40,
+            10,
+        );
+        assert!(lines.len() <= 9, "{lines:?}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("❯") && l.contains("option 18")),
+            "{lines:?}"
+        );
+        assert!(
+            lines
+                .iter()
+                .all(|l| render::text_width(&crate::sanitize::for_terminal(l)) < 40)
+        );
+    }
+}

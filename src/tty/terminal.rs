@@ -1,0 +1,261 @@
+//! The controlling terminal: opened from `/dev/tty` (so stdin can carry the
+//! JSON and stdout the answer), held in raw mode for the whole form, read one
+//! key at a time with a deadline, and restored on every way out.
+//!
+//! Raw mode turns Ctrl-C into a key (0x03, ISIG off) that console's
+//! `read_key_raw` returns as `Key::CtrlC`, so it is handled like Esc instead
+//! of killing the process with the cursor hidden. `poll()` with the time left
+//! gives timeouts in one thread; raw mode must be held across the poll,
+//! because in canonical mode the tty is not readable before Enter.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::fs::OpenOptionsExt;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use console::{Key, Term};
+
+use crate::error::{AskError, Detail};
+
+const SHOW_CURSOR: &str = "\x1b[?25h";
+const HIDE_CURSOR: &str = "\x1b[?25l";
+
+/// What the terminal gave back while waiting for a key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    Key(Key),
+    TimedOut,
+}
+
+/// The open controlling terminal. After [`Terminal::enter_raw`], dropping it
+/// restores the saved settings and shows the cursor.
+pub struct Terminal {
+    tty: File,
+    saved: libc::termios,
+    /// console's reader; its writer is never used (frames are written to `tty`).
+    keys: Term,
+    raw: bool,
+    /// Rows of the frame on screen, which the next frame replaces.
+    drawn_rows: usize,
+}
+
+/// The terminal settings to restore from a panic or a signal handler, which
+/// cannot reach the `Terminal` value.
+static SAVED: OnceLock<(RawFd, libc::termios)> = OnceLock::new();
+static RAW: AtomicBool = AtomicBool::new(false);
+
+impl Terminal {
+    /// Opens `/dev/tty`. Fails at once, before anything is drawn, when the
+    /// process has no controlling terminal.
+    pub fn open() -> Result<Self, AskError> {
+        let tty = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_CLOEXEC | libc::O_NOCTTY)
+            .open("/dev/tty")
+            .map_err(|e| no_tty(&format!("/dev/tty cannot be opened ({e})")))?;
+        let fd = tty.as_raw_fd();
+        let mut saved = unsafe { std::mem::zeroed::<libc::termios>() };
+        // SAFETY: fd is open for the life of `tty`; `saved` is a valid termios.
+        if unsafe { libc::tcgetattr(fd, &mut saved) } != 0 {
+            return Err(no_tty("/dev/tty is not a terminal"));
+        }
+        let keys = Term::read_write_pair(
+            tty.try_clone().map_err(|e| no_tty(&e.to_string()))?,
+            tty.try_clone().map_err(|e| no_tty(&e.to_string()))?,
+        );
+        Ok(Terminal {
+            tty,
+            saved,
+            keys,
+            raw: false,
+            drawn_rows: 0,
+        })
+    }
+
+    /// Raw mode and a hidden cursor, until this value is dropped.
+    pub fn enter_raw(&mut self) -> Result<(), AskError> {
+        let fd = self.tty.as_raw_fd();
+        let mut raw = self.saved;
+        // SAFETY: `raw` is a valid termios.
+        unsafe { libc::cfmakeraw(&mut raw) };
+        // Keep output processing, so "\n" still starts a new line.
+        raw.c_oflag = self.saved.c_oflag;
+        let _ = SAVED.set((fd, self.saved));
+        install_restorers();
+        RAW.store(true, Ordering::SeqCst);
+        self.raw = true;
+        // SAFETY: fd is open for the life of `tty`.
+        if unsafe { libc::tcsetattr(fd, libc::TCSADRAIN, &raw) } != 0 {
+            return Err(no_tty("the terminal cannot be put in raw mode"));
+        }
+        self.write(HIDE_CURSOR)
+    }
+
+    /// Columns and rows, with a sane fallback when the size is unknown.
+    pub fn size(&self) -> (usize, usize) {
+        let mut size = unsafe { std::mem::zeroed::<libc::winsize>() };
+        // SAFETY: TIOCGWINSZ fills a winsize.
+        let ok = unsafe { libc::ioctl(self.tty.as_raw_fd(), libc::TIOCGWINSZ, &mut size) } == 0;
+        if ok && size.ws_col > 0 && size.ws_row > 0 {
+            (usize::from(size.ws_col), usize::from(size.ws_row))
+        } else {
+            (80, 24)
+        }
+    }
+
+    /// Waits for one key until `deadline` (forever without one).
+    pub fn next_event(&mut self, deadline: Option<Instant>) -> Result<Event, AskError> {
+        loop {
+            let wait_ms = match deadline {
+                None => -1,
+                Some(deadline) => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Ok(Event::TimedOut);
+                    }
+                    // Round up, so a wake-up never comes just before the deadline.
+                    i32::try_from(left.as_micros().div_ceil(1000)).unwrap_or(i32::MAX)
+                }
+            };
+            let mut pollfd = libc::pollfd {
+                fd: self.tty.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd.
+            let ready = unsafe { libc::poll(&mut pollfd, 1, wait_ms) };
+            if ready < 0 {
+                let err = io::Error::last_os_error();
+                if err.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(lost(&err));
+            }
+            if ready == 0 {
+                continue;
+            }
+            if pollfd.revents & libc::POLLIN == 0 {
+                return Err(lost(&io::Error::other("the terminal hung up")));
+            }
+            return self
+                .keys
+                .read_key_raw()
+                .map(Event::Key)
+                .map_err(|e| lost(&e));
+        }
+    }
+
+    /// Replaces the frame on screen with `lines` (each narrower than the terminal).
+    pub fn draw(&mut self, lines: &[String]) -> Result<(), AskError> {
+        let mut out = self.erase_sequence();
+        out.push_str(&lines.join("\n"));
+        self.drawn_rows = lines.len();
+        self.write(&out)
+    }
+
+    /// Removes the frame, leaving the cursor where it began.
+    pub fn clear(&mut self) -> Result<(), AskError> {
+        let out = self.erase_sequence();
+        self.drawn_rows = 0;
+        self.write(&out)
+    }
+
+    /// Writes lines above the frame area that stay on screen (the title).
+    pub fn print_static(&mut self, lines: &[String]) -> Result<(), AskError> {
+        let mut out = self.erase_sequence();
+        self.drawn_rows = 0;
+        for line in lines {
+            out.push_str(line);
+            out.push('\n');
+        }
+        self.write(&out)
+    }
+
+    fn erase_sequence(&self) -> String {
+        match self.drawn_rows {
+            0 => "\r\x1b[J".to_string(),
+            1 => "\r\x1b[J".to_string(),
+            n => format!("\x1b[{}A\r\x1b[J", n - 1),
+        }
+    }
+
+    fn write(&mut self, text: &str) -> Result<(), AskError> {
+        self.tty
+            .write_all(text.as_bytes())
+            .and_then(|()| self.tty.flush())
+            .map_err(|e| lost(&e))
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        if !self.raw {
+            return;
+        }
+        let _ = self.write(SHOW_CURSOR);
+        RAW.store(false, Ordering::SeqCst);
+        // SAFETY: fd still open; `saved` came from tcgetattr.
+        unsafe { libc::tcsetattr(self.tty.as_raw_fd(), libc::TCSADRAIN, &self.saved) };
+    }
+}
+
+fn no_tty(why: &str) -> AskError {
+    AskError::NoTty(Detail::new(format!(
+        "ask needs a terminal to ask on, and there is none: {why}; run it in a terminal, or pass one --reply per question"
+    )))
+}
+
+fn lost(err: &io::Error) -> AskError {
+    AskError::NoTty(Detail::new(format!(
+        "the terminal went away while asking ({err}); run ask again in a terminal, or pass one --reply per question"
+    )))
+}
+
+/// Restores the terminal from code paths that skip `Drop`: a panic (the
+/// panic hook exits the process) and a fatal signal sent by another process
+/// (raw mode turns the keyboard's Ctrl-C and Ctrl-\ into keys).
+fn install_restorers() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore_now();
+            previous(info);
+        }));
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+            // SAFETY: the handler only calls async-signal-safe functions.
+            unsafe {
+                libc::signal(
+                    signal,
+                    on_fatal_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
+                )
+            };
+        }
+    });
+}
+
+/// Async-signal-safe: tcsetattr and write only.
+fn restore_now() {
+    if RAW.swap(false, Ordering::SeqCst)
+        && let Some((fd, saved)) = SAVED.get()
+    {
+        // SAFETY: plain syscalls on a descriptor this process opened.
+        unsafe {
+            libc::write(*fd, SHOW_CURSOR.as_ptr().cast(), SHOW_CURSOR.len());
+            libc::tcsetattr(*fd, libc::TCSADRAIN, saved);
+        }
+    }
+}
+
+extern "C" fn on_fatal_signal(signal: libc::c_int) {
+    restore_now();
+    // SAFETY: back to the default action, then die of the same signal.
+    unsafe {
+        libc::signal(signal, libc::SIG_DFL);
+        libc::raise(signal);
+    }
+}

@@ -1,0 +1,123 @@
+//! `ask` without a controlling terminal: NO_TTY at once, nothing drawn, never
+//! a hang, even when stdin never ends. Each child runs in a new session
+//! (setsid), so it has no controlling terminal even when `cargo test` does.
+//! Speed is measured by bench/tty_no_tty.py; the limits here only guard
+//! against a hang.
+
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_ask_user");
+const INPUT: &str = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"]}"#;
+
+fn without_tty(args: &[&str]) -> Command {
+    let mut command = Command::new(BIN);
+    command.args(args);
+    // SAFETY: setsid is async-signal-safe; it detaches the child from any terminal.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command
+}
+
+/// Waits for the child with a hang guard; returns (code, stdout, stderr).
+fn finish(mut child: Child) -> (i32, String, String) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("ask hung without a terminal");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let mut stdout = String::new();
+    let mut stderr = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    (status.code().unwrap(), stdout, stderr)
+}
+
+fn assert_no_tty(code: i32, stdout: &str, stderr: &str) {
+    assert_eq!(code, 1);
+    assert!(stdout.ends_with('\n') && stdout.matches('\n').count() == 1);
+    let document: Value = serde_json::from_str(stdout).unwrap();
+    assert_eq!(document["status"], "error");
+    assert_eq!(document["error"]["code"], "NO_TTY");
+    let message = document["error"]["message"].as_str().unwrap();
+    // The middle names the OS error, which differs between systems.
+    assert!(
+        message.starts_with(
+            "ask needs a terminal to ask on, and there is none: /dev/tty cannot be opened ("
+        ) && message.ends_with("); run it in a terminal, or pass one --reply per question"),
+        "{message}"
+    );
+    assert_eq!(stderr, "", "nothing may be drawn without a terminal");
+}
+
+#[test]
+fn no_terminal_is_no_tty_with_nothing_drawn() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let file = dir.join("no_tty_input.json");
+    std::fs::write(&file, INPUT).unwrap();
+    let child = without_tty(&["ask", file.to_str().unwrap()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (code, stdout, stderr) = finish(child);
+    assert_no_tty(code, &stdout, &stderr);
+}
+
+#[test]
+fn no_terminal_is_no_tty_even_when_stdin_never_ends() {
+    // The JSON pipe stays open: ask must not wait for it before finding no terminal.
+    let mut child = without_tty(&["ask", "--timeout", "60"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take();
+    let (code, stdout, stderr) = finish(child);
+    drop(stdin);
+    assert_no_tty(code, &stdout, &stderr);
+}
+
+#[test]
+fn replies_need_no_terminal() {
+    let mut child = without_tty(&["ask", "--reply", "2"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), INPUT.as_bytes()).unwrap();
+    let (code, stdout, stderr) = finish(child);
+    assert_eq!(code, 0, "{stdout}");
+    assert_eq!(stderr, "");
+    let document: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(document["answers"][0]["values"][0], "SQLite");
+}
