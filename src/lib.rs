@@ -9,6 +9,7 @@ pub mod input;
 pub mod markdown;
 pub mod model;
 pub mod prompt;
+pub mod web;
 
 use std::io::{self, Write};
 use std::path::Path;

@@ -34,12 +34,38 @@ enum Command {
         /// The tool input: a JSON file, or - (the default) for stdin.
         file: Option<PathBuf>,
     },
+    /// Ask a person and print the answer document (`--ui web`: a local answer page).
+    Ask(AskArgs),
     /// Print the tool description for a host.
     Describe {
         /// Which host's tool format to print.
         #[arg(long, value_enum, default_value = "amp")]
         format: Format,
     },
+}
+
+#[derive(clap::Args)]
+struct AskArgs {
+    /// The tool input: a JSON file, or - (the default) for stdin.
+    file: Option<PathBuf>,
+    /// Where to ask: the terminal, or a page on 127.0.0.1 opened in a browser.
+    #[arg(long, value_enum, default_value = "tty")]
+    ui: Ui,
+    /// Port for --ui web (default: a free one).
+    #[arg(long, value_name = "N")]
+    port: Option<u16>,
+    /// Open the page with the system's browser opener (--ui web).
+    #[arg(long)]
+    open: bool,
+    /// Give up after this many seconds (exit 124); overrides the input's timeout.
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: Option<u64>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Ui {
+    Tty,
+    Web,
 }
 
 fn main() -> ExitCode {
@@ -85,6 +111,39 @@ fn command_line() -> i32 {
         }
         Some(Command::Prompt { file }) => prompt(file),
         Some(Command::Describe { format }) => print_line(&describe(format)),
+        Some(Command::Ask(args)) => ask(args),
+    }
+}
+
+fn ask(args: AskArgs) -> i32 {
+    use ask_user::web::{Ending, WebOptions, ask_on_web, interrupt_on_signals};
+    if let Ui::Tty = args.ui {
+        return fail(&AskError::NoTty(Detail::new(
+            "the terminal UI is not in this build; pass --ui web to answer in a browser",
+        )));
+    }
+    let prompt = match ask_user::read_source(args.file.as_deref())
+        .and_then(|bytes| ask_user::input::parse(&bytes))
+    {
+        Ok(prompt) => prompt,
+        Err(err) => return fail(&err),
+    };
+    let options = WebOptions {
+        port: args.port,
+        open_browser: args.open,
+        timeout: args.timeout.map(std::time::Duration::from_secs),
+        interrupt: Some(interrupt_on_signals()),
+    };
+    match ask_on_web(&prompt, options) {
+        Ok(outcome) => {
+            print_document(&outcome.document);
+            match outcome.ending {
+                Ending::Answered => exit::OK,
+                Ending::Cancelled => exit::CANCELLED,
+                Ending::TimedOut => exit::TIMED_OUT,
+            }
+        }
+        Err(err) => fail(&err),
     }
 }
 
