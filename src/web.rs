@@ -423,3 +423,68 @@ pub fn interrupt_on_signals() -> Arc<AtomicBool> {
     }
     flag
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one_question() -> Prompt {
+        crate::input::parse(br#"{"question":"Go?","options":["yes","no"]}"#).unwrap()
+    }
+
+    #[test]
+    fn a_session_can_run_on_another_thread() {
+        // The MCP face runs the page from a blocking task.
+        fn send<T: Send>() {}
+        send::<WebSession>();
+    }
+
+    #[test]
+    fn the_port_closes_when_run_returns() {
+        let flag = Arc::new(AtomicBool::new(true));
+        let options = WebOptions {
+            port: None,
+            open_browser: false,
+            timeout: None,
+            interrupt: Some(Arc::clone(&flag)),
+        };
+        let session = WebSession::start(&one_question(), &options).unwrap();
+        let port = session.port();
+        assert!(
+            session
+                .url()
+                .starts_with(&format!("http://127.0.0.1:{port}/?token="))
+        );
+        let outcome = session.run().unwrap();
+        assert_eq!(outcome.ending, Ending::Cancelled);
+        assert!(outcome.document.cancelled);
+        // The accept thread lets go of the listener just after the drop.
+        let closed = (0..100).any(|_| {
+            std::thread::sleep(Duration::from_millis(10));
+            std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err()
+        });
+        assert!(closed, "port {port} still open");
+    }
+
+    #[test]
+    fn the_option_timeout_wins_over_the_prompt_timeout() {
+        let mut prompt = one_question();
+        prompt.timeout_ms = Some(600_000);
+        let options = WebOptions {
+            port: None,
+            open_browser: false,
+            timeout: Some(Duration::from_millis(50)),
+            interrupt: None,
+        };
+        let outcome = WebSession::start(&prompt, &options).unwrap().run().unwrap();
+        assert_eq!(outcome.ending, Ending::TimedOut);
+        assert!(outcome.document.timed_out && !outcome.document.answered);
+    }
+
+    #[test]
+    fn the_page_has_nonce_slots_and_no_inline_handlers() {
+        assert_eq!(PAGE.matches(NONCE_SLOT).count(), 2);
+        assert!(!PAGE.contains("innerHTML") && !PAGE.contains("outerHTML"));
+        assert!(!PAGE.contains(" onclick=") && !PAGE.contains(" style=\""));
+    }
+}

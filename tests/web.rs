@@ -13,16 +13,8 @@ use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ask_user");
 
-const EVERY_KIND: &str = r#"{"title":"Set up the service",
- "context":"The agent is about to create the project skeleton.\nPick what fits.",
- "timeout":300000,
- "questions":[
-  {"question":"Which database?","header":"Database","options":[
-    {"label":"SQLite","description":"One file, no server."},
-    {"label":"PostgreSQL","description":"A server; best for many writers.","recommended":true}]},
-  {"question":"Which extras?","type":"multi-select","options":["Redis","Kafka"],"allow_other":true},
-  {"question":"Who is the maintainer?","placeholder":"Name <email>"},
-  {"question":"Ship it today?","type":"confirm"}]}"#;
+/// A form with every kind; also what the README screenshots show.
+const EVERY_KIND: &str = include_str!("web/every-kind.json");
 
 const ONE_SELECT: &str = r#"{"question":"Deploy where?",
  "options":[{"label":"Staging","recommended":true},{"label":"Production"}]}"#;
@@ -610,6 +602,7 @@ fn in_browser(scenario: &str, input: &str, args: &[&str]) -> Option<(i32, Value)
         "{scenario} in the browser: {}{said}",
         errors.join().unwrap()
     );
+    eprint!("{said}");
     Some(page.finish())
 }
 
