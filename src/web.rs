@@ -410,6 +410,7 @@ fn open_in_browser(url: &str) {
 
 /// A flag set by SIGINT, SIGTERM and SIGHUP, for [`WebOptions::interrupt`]:
 /// the form then ends cancelled and the port closes before the process exits.
+/// A second signal ends the process at once (exit 130), should anything hang.
 pub fn interrupt_on_signals() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     for signal in [
@@ -417,8 +418,14 @@ pub fn interrupt_on_signals() -> Arc<AtomicBool> {
         signal_hook::consts::SIGTERM,
         signal_hook::consts::SIGHUP,
     ] {
-        // Without the handler the signal keeps its default (the process ends,
-        // and the kernel closes the port): still no port left open.
+        // The shutdown must be registered first: it is armed by the flag the
+        // first signal sets. If registering fails, the signal keeps its default
+        // (the process ends and the kernel closes the port): no port left open.
+        let _ = signal_hook::flag::register_conditional_shutdown(
+            signal,
+            crate::exit::CANCELLED,
+            Arc::clone(&flag),
+        );
         let _ = signal_hook::flag::register(signal, Arc::clone(&flag));
     }
     flag
