@@ -25,14 +25,19 @@ struct Page {
     port: u16,
     token: String,
     url: String,
-    _stderr: BufReader<ChildStderr>,
+    stderr: BufReader<ChildStderr>,
 }
 
 impl Page {
     fn start(input: &str, args: &[&str]) -> Page {
+        Page::start_with(input, args, &[])
+    }
+
+    fn start_with(input: &str, args: &[&str], env: &[(&str, &str)]) -> Page {
         let mut child = Command::new(BIN)
             .args(["ask", "--ui", "web", "-"])
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -63,7 +68,7 @@ impl Page {
             port: port.parse().unwrap(),
             token,
             url,
-            _stderr: stderr,
+            stderr,
         }
     }
 
@@ -451,6 +456,16 @@ fn listens_on_127_0_0_1_only() {
         "LISTEN sockets on the port"
     );
     page.signal("INT");
+    assert_eq!(page.finish().0, 130);
+}
+
+#[test]
+fn open_without_an_opener_is_not_an_error() {
+    let mut page = Page::start_with(ONE_SELECT, &["--open"], &[("PATH", "/nonexistent")]);
+    let mut said = String::new();
+    page.stderr.read_line(&mut said).unwrap();
+    assert!(said.contains("open the URL yourself"), "{said}");
+    assert_eq!(page.request("POST", "/cancel", "{}").status, 200);
     assert_eq!(page.finish().0, 130);
 }
 
