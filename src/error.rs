@@ -70,12 +70,14 @@ pub enum AskError {
     #[error("{0}")]
     ReadError(Detail),
     #[error("{0}")]
+    WebError(Detail),
+    #[error("{0}")]
     InternalError(Detail),
 }
 
 impl AskError {
     /// Every code, in the documented order (README, schema).
-    pub const CODES: [&'static str; 14] = [
+    pub const CODES: [&'static str; 15] = [
         "INVALID_JSON",
         "INVALID_INPUT",
         "INPUT_TOO_LARGE",
@@ -89,6 +91,7 @@ impl AskError {
         "NO_TTY",
         "INVALID_REPLY",
         "READ_ERROR",
+        "WEB_ERROR",
         "INTERNAL_ERROR",
     ];
 
@@ -107,6 +110,7 @@ impl AskError {
             AskError::NoTty(_) => "NO_TTY",
             AskError::InvalidReply(_) => "INVALID_REPLY",
             AskError::ReadError(_) => "READ_ERROR",
+            AskError::WebError(_) => "WEB_ERROR",
             AskError::InternalError(_) => "INTERNAL_ERROR",
         }
     }
@@ -126,6 +130,7 @@ impl AskError {
             | AskError::NoTty(d)
             | AskError::InvalidReply(d)
             | AskError::ReadError(d)
+            | AskError::WebError(d)
             | AskError::InternalError(d) => d,
         }
     }

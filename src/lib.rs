@@ -11,6 +11,7 @@ pub mod model;
 pub mod prompt;
 pub mod sanitize;
 pub mod tty;
+pub mod web;
 
 use std::io::{self, Write};
 use std::path::Path;

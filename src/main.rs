@@ -11,7 +11,8 @@ use std::time::Duration;
 use ask_user::answer::resolve_replies;
 use ask_user::describe::{Format, describe};
 use ask_user::error::{AskError, Detail};
-use ask_user::tty::Terminal;
+use ask_user::tty::{Terminal, form_timeout};
+use ask_user::web::{WebOptions, ask_on_web, interrupt_on_signals};
 use ask_user::{exit, print_document};
 
 #[derive(Parser)]
@@ -38,7 +39,7 @@ enum Command {
         /// The tool input: a JSON file, or - (the default) for stdin.
         file: Option<PathBuf>,
     },
-    /// Ask the questions on the terminal and print the answer document.
+    /// Ask a person and print the answer document (on the terminal, or `--ui web`: a local page).
     #[command(
         after_help = "Keys: ↑/↓ (or j/k, Tab) move, Enter chooses, Space toggles in a multi select,\n\
         1-9 jump to an option, y/n answer a confirm, Esc or q (Ctrl-C too) cancel.\n\
@@ -65,13 +66,28 @@ enum Command {
 struct AskArgs {
     /// The tool input: a JSON file, or - (the default) for stdin.
     file: Option<PathBuf>,
-    /// Give up after this many seconds (decimals allowed; 0 waits forever).
+    /// Where to ask: the terminal, or a page on 127.0.0.1 opened in a browser.
+    #[arg(long, value_enum, default_value = "tty")]
+    ui: Ui,
+    /// Port for --ui web (default: a free one).
+    #[arg(long, value_name = "N")]
+    port: Option<u16>,
+    /// Open the page with the system's browser opener (--ui web).
+    #[arg(long)]
+    open: bool,
+    /// Give up after this many seconds (exit 124; decimals allowed; 0 waits forever).
     /// Overrides the input's timeout.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     timeout: Option<Duration>,
-    /// Answer without a terminal: one reply per question, in order.
+    /// Answer without a terminal or page: one reply per question, in order.
     #[arg(long, value_name = "TEXT")]
     reply: Vec<String>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Ui {
+    Tty,
+    Web,
 }
 
 fn main() -> ExitCode {
@@ -125,21 +141,34 @@ fn command_line() -> i32 {
 fn ask(args: AskArgs) -> i32 {
     let AskArgs {
         file,
+        ui,
+        port,
+        open,
         timeout,
         reply: replies,
     } = args;
-    let outcome = if replies.is_empty() {
-        // The terminal first: without one, NO_TTY at once, before stdin is read.
-        Terminal::open().and_then(|terminal| {
-            let prompt = ask_user::read_source(file.as_deref())
-                .and_then(|bytes| ask_user::input::parse(&bytes))?;
-            let timeout = ask_user::tty::form_timeout(timeout, &prompt);
-            ask_user::tty::ask(terminal, &prompt, timeout)
-        })
+    let read_prompt =
+        || ask_user::read_source(file.as_deref()).and_then(|bytes| ask_user::input::parse(&bytes));
+    let outcome = if !replies.is_empty() {
+        read_prompt().and_then(|prompt| resolve_replies(&prompt, &replies))
     } else {
-        ask_user::read_source(file.as_deref())
-            .and_then(|bytes| ask_user::input::parse(&bytes))
-            .and_then(|prompt| resolve_replies(&prompt, &replies))
+        match ui {
+            // The terminal first: without one, NO_TTY at once, before stdin is read.
+            Ui::Tty => Terminal::open().and_then(|terminal| {
+                let prompt = read_prompt()?;
+                let timeout = form_timeout(timeout, &prompt);
+                ask_user::tty::ask(terminal, &prompt, timeout)
+            }),
+            Ui::Web => read_prompt().and_then(|prompt| {
+                let options = WebOptions {
+                    port,
+                    open_browser: open,
+                    timeout: form_timeout(timeout, &prompt),
+                    interrupt: Some(interrupt_on_signals()),
+                };
+                ask_on_web(&prompt, options).map(|outcome| outcome.document)
+            }),
+        }
     };
     match outcome {
         Ok(document) => {

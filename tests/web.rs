@@ -1,0 +1,680 @@
+//! `ask_user ask --ui web` through the real binary: the HTTP-level guards
+//! (raw requests over TCP), every way the page ends (answer, cancel, timeout,
+//! SIGINT, SIGTERM; the port is closed after each), and a real headless
+//! Chromium driven by tests/web/drive.mjs (playwright-core, axe-core).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStderr, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_ask_user");
+
+/// A form with every kind; also what the README screenshots show.
+const EVERY_KIND: &str = include_str!("web/every-kind.json");
+
+const ONE_SELECT: &str = r#"{"question":"Deploy where?",
+ "options":[{"label":"Staging","recommended":true},{"label":"Production"}]}"#;
+
+/// A running `ask --ui web`: its URL, port and token, read from stderr.
+struct Page {
+    child: Child,
+    port: u16,
+    token: String,
+    url: String,
+    stderr: BufReader<ChildStderr>,
+}
+
+impl Page {
+    fn start(input: &str, args: &[&str]) -> Page {
+        Page::start_with(input, args, &[])
+    }
+
+    fn start_with(input: &str, args: &[&str], env: &[(&str, &str)]) -> Page {
+        let mut child = Command::new(BIN)
+            .args(["ask", "--ui", "web", "-"])
+            .args(args)
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary starts");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        let url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| panic!("no URL on stderr: {line:?}"))
+            .to_string();
+        let rest = url
+            .strip_prefix("http://127.0.0.1:")
+            .expect("127.0.0.1 URL");
+        let (port, query) = rest.split_once('/').unwrap();
+        let token = query.strip_prefix("?token=").unwrap().to_string();
+        assert_eq!(token.len(), 32, "a 128-bit token in hex");
+        Page {
+            child,
+            port: port.parse().unwrap(),
+            token,
+            url,
+            stderr,
+        }
+    }
+
+    fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// A request with every header a same-origin page sends.
+    fn request(&self, method: &str, path: &str, body: &str) -> Response {
+        let host = self.host();
+        let bearer = format!("Bearer {}", self.token);
+        let origin = format!("http://{host}");
+        self.send(
+            method,
+            path,
+            &[
+                ("Host", host.as_str()),
+                ("Authorization", bearer.as_str()),
+                ("Origin", origin.as_str()),
+                ("Content-Type", "application/json"),
+            ],
+            body.as_bytes(),
+        )
+    }
+
+    fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
+        let mut stream = connect(self.port);
+        stream
+            .write_all(&raw_request(method, path, headers, body))
+            .unwrap();
+        read_response(&mut stream)
+    }
+
+    fn signal(&self, name: &str) {
+        let status = Command::new("kill")
+            .args([format!("-{name}"), self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// Waits for the exit; checks that the port is closed; returns code and document.
+    fn finish(mut self) -> (i32, Value) {
+        let started = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "the binary did not exit"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut stdout = String::new();
+        self.child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut stdout)
+            .unwrap();
+        assert!(
+            TcpStream::connect(("127.0.0.1", self.port)).is_err(),
+            "port {} is still open after the exit",
+            self.port
+        );
+        assert!(stdout.ends_with('\n') && stdout.matches('\n').count() == 1);
+        let document = serde_json::from_str(&stdout).expect("one JSON document on stdout");
+        (status.code().expect("an exit code"), document)
+    }
+}
+
+struct Response {
+    status: u16,
+    head: String,
+    body: String,
+}
+
+impl Response {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.eq_ignore_ascii_case(name).then(|| value.trim())
+        })
+    }
+}
+
+fn connect(port: u16) -> TcpStream {
+    let stream = TcpStream::connect(("127.0.0.1", port)).expect("the page listens");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream
+}
+
+fn raw_request(method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
+    let mut head = format!("{method} {path} HTTP/1.1\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    if method == "POST" {
+        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    head.push_str("Connection: close\r\n\r\n");
+    let mut bytes = head.into_bytes();
+    bytes.extend_from_slice(body);
+    bytes
+}
+
+fn read_response(stream: &mut TcpStream) -> Response {
+    let mut raw = Vec::new();
+    // A server that refuses a body early may reset the connection after answering.
+    let _ = stream.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {text:?}"));
+    Response {
+        status,
+        head: head.to_string(),
+        body: body.to_string(),
+    }
+}
+
+fn answer_ids(document: &Value) -> Vec<Value> {
+    document["answers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["optionIds"].clone())
+        .collect()
+}
+
+#[test]
+fn every_request_needs_the_token_the_host_and_for_posts_the_origin() {
+    let page = Page::start(EVERY_KIND, &[]);
+    let host = page.host();
+    let bearer = format!("Bearer {}", page.token);
+    let origin = format!("http://{host}");
+    let with_token = format!("/?token={}", page.token);
+
+    // The page itself, with its policy.
+    let ok = page.send("GET", &with_token, &[("Host", &host)], b"");
+    assert_eq!(ok.status, 200);
+    let csp = ok.header("Content-Security-Policy").unwrap();
+    for part in [
+        "default-src 'none'",
+        "frame-ancestors 'none'",
+        "script-src 'nonce-",
+        "style-src 'nonce-",
+    ] {
+        assert!(csp.contains(part), "{csp}");
+    }
+    let nonce = csp
+        .split("'nonce-")
+        .nth(1)
+        .unwrap()
+        .split('\'')
+        .next()
+        .unwrap();
+    assert!(ok.body.contains(&format!("<script nonce=\"{nonce}\">")));
+    assert!(!ok.body.contains("__NONCE__"));
+    assert_eq!(ok.header("Cache-Control"), Some("no-store"));
+    assert_eq!(ok.header("X-Frame-Options"), Some("DENY"));
+    let again = page.send("GET", &with_token, &[("Host", &host)], b"");
+    assert_ne!(
+        again.header("Content-Security-Policy"),
+        Some(csp),
+        "a fresh nonce"
+    );
+
+    // No token, a wrong token: 401.
+    assert_eq!(page.send("GET", "/", &[("Host", &host)], b"").status, 401);
+    let wrong = format!("/?token={}", "0".repeat(32));
+    assert_eq!(
+        page.send("GET", &wrong, &[("Host", &host)], b"").status,
+        401
+    );
+    let no_token = page.send("GET", "/form", &[("Host", &host)], b"");
+    assert_eq!(no_token.status, 401);
+    assert_eq!(no_token.header("Cache-Control"), Some("no-store"));
+
+    // DNS rebinding: the right token under a foreign or missing Host.
+    for bad_host in [
+        format!("evil.example:{}", page.port),
+        format!("127.0.0.1:{}", page.port.wrapping_add(1)),
+        "127.0.0.1".to_string(),
+    ] {
+        let r = page.send("GET", &with_token, &[("Host", &bad_host)], b"");
+        assert_eq!(r.status, 403, "{bad_host}");
+    }
+    assert_eq!(page.send("GET", &with_token, &[], b"").status, 403);
+    let localhost = format!("localhost:{}", page.port);
+    assert_eq!(
+        page.send("GET", &with_token, &[("Host", &localhost)], b"")
+            .status,
+        200
+    );
+
+    // The questions, as JSON, with the time left.
+    let form = page.request("GET", "/form", "");
+    assert_eq!(form.status, 200);
+    assert_eq!(form.header("Content-Type"), Some("application/json"));
+    let form: Value = serde_json::from_str(&form.body).unwrap();
+    assert_eq!(form["title"], "Set up the service");
+    assert_eq!(form["questions"].as_array().unwrap().len(), 4);
+    let left = form["remainingMs"].as_u64().unwrap();
+    assert!(left > 200_000 && left <= 300_000, "{left}");
+
+    // POSTs: a cross-origin or missing Origin, a non-JSON type, a body over 64 KiB.
+    let answer =
+        r#"{"answers":[{"optionIds":["1"]},{"other":"NATS"},{"text":"Ada"},{"confirm":false}]}"#;
+    let post = |headers: &[(&str, &str)], body: &[u8]| page.send("POST", "/answer", headers, body);
+    let base = [
+        ("Host", host.as_str()),
+        ("Authorization", bearer.as_str()),
+        ("Content-Type", "application/json"),
+    ];
+    let cross = post(
+        &[&base[..], &[("Origin", "http://evil.example")]].concat(),
+        answer.as_bytes(),
+    );
+    assert_eq!(cross.status, 403);
+    let rebound = format!("http://localhost:{}", page.port);
+    assert_eq!(
+        post(
+            &[&base[..], &[("Origin", rebound.as_str())]].concat(),
+            answer.as_bytes()
+        )
+        .status,
+        403,
+        "the Origin must match the Host the page was loaded from"
+    );
+    assert_eq!(post(&base, answer.as_bytes()).status, 403, "no Origin");
+    let text_plain = [
+        ("Host", host.as_str()),
+        ("Authorization", bearer.as_str()),
+        ("Origin", origin.as_str()),
+        ("Content-Type", "text/plain"),
+    ];
+    assert_eq!(post(&text_plain, answer.as_bytes()).status, 415);
+    let big = format!(r#"{{"answers":[{{"text":"{}"}}]}}"#, "x".repeat(65 * 1024));
+    let too_large = page.request("POST", "/answer", &big);
+    assert_eq!(too_large.status, 413);
+
+    // Malformed, then not an answer: 400, then 422 with INVALID_REPLY beside the question.
+    assert_eq!(page.request("POST", "/answer", "{not json").status, 400);
+    let invalid = page.request(
+        "POST",
+        "/answer",
+        r#"{"answers":[{"optionIds":["9"]},{"other":"NATS"},{"text":"Ada"},{"confirm":false}]}"#,
+    );
+    assert_eq!(invalid.status, 422);
+    let error: Value = serde_json::from_str(&invalid.body).unwrap();
+    assert_eq!(error["error"]["code"], "INVALID_REPLY");
+    assert_eq!(error["error"]["path"], "questions[0]");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Reply with the option number (1-2)")
+    );
+    assert_eq!(page.request("GET", "/nowhere", "").status, 404);
+    assert_eq!(page.request("GET", "/answer", "").status, 405);
+
+    // Two valid answers at once: the first wins, the other gets 409.
+    let request = raw_request(
+        "POST",
+        "/answer",
+        &[
+            ("Host", &host),
+            ("Authorization", &bearer),
+            ("Origin", &origin),
+            ("Content-Type", "application/json"),
+        ],
+        answer.as_bytes(),
+    );
+    let mut first = connect(page.port);
+    let mut second = connect(page.port);
+    first.write_all(&request).unwrap();
+    second.write_all(&request).unwrap();
+    let mut statuses = [
+        read_response(&mut first).status,
+        read_response(&mut second).status,
+    ];
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 409]);
+
+    let (code, document) = page.finish();
+    assert_eq!(code, 0);
+    assert_eq!(
+        document,
+        json!({"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,
+               "timedOut":false,"answers":[
+                 {"questionId":"q1","values":["SQLite"],"optionIds":["1"]},
+                 {"questionId":"q2","values":["NATS"],"optionIds":[],"customText":"NATS"},
+                 {"questionId":"q3","values":["Ada"]},
+                 {"questionId":"q4","values":["no"]}]})
+    );
+}
+
+#[test]
+fn more_than_100_requests_a_minute_get_429_and_sigterm_cancels() {
+    let page = Page::start(ONE_SELECT, &[]);
+    let host = page.host();
+    for _ in 0..100 {
+        assert_eq!(page.send("GET", "/", &[("Host", &host)], b"").status, 401);
+    }
+    let limited = page.request("GET", "/form", "");
+    assert_eq!(limited.status, 429);
+    page.signal("TERM");
+    let (code, document) = page.finish();
+    assert_eq!(code, 130);
+    assert_eq!(document["cancelled"], true);
+    assert_eq!(document["answers"], json!([]));
+}
+
+#[test]
+fn cancel_by_post_exits_130() {
+    let page = Page::start(ONE_SELECT, &[]);
+    let cancelled = page.request("POST", "/cancel", "{}");
+    assert_eq!(cancelled.status, 200);
+    let (code, document) = page.finish();
+    assert_eq!(code, 130);
+    assert_eq!(
+        document,
+        json!({"tool":"ask_user","version":1,"status":"ok","answered":false,"cancelled":true,
+               "timedOut":false,"answers":[]})
+    );
+}
+
+#[test]
+fn ctrl_c_cancels_and_closes_the_port() {
+    let page = Page::start(ONE_SELECT, &[]);
+    assert_eq!(page.request("GET", "/form", "").status, 200);
+    page.signal("INT");
+    let (code, document) = page.finish();
+    assert_eq!(code, 130);
+    assert_eq!(document["cancelled"], true);
+}
+
+#[test]
+fn timeout_exits_124_without_inventing_an_answer() {
+    let started = Instant::now();
+    let page = Page::start(ONE_SELECT, &["--timeout", "1"]);
+    let form: Value = serde_json::from_str(&page.request("GET", "/form", "").body).unwrap();
+    assert!(form["remainingMs"].as_u64().unwrap() <= 1000);
+    let (code, document) = page.finish();
+    assert_eq!(code, 124);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(
+        document,
+        json!({"tool":"ask_user","version":1,"status":"ok","answered":false,"cancelled":false,
+               "timedOut":true,"answers":[]})
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn listens_on_127_0_0_1_only() {
+    let page = Page::start(ONE_SELECT, &[]);
+    let port = format!("{:04X}", page.port);
+    let listening: Vec<String> = ["/proc/net/tcp", "/proc/net/tcp6"]
+        .iter()
+        .filter_map(|path| std::fs::read_to_string(path).ok())
+        .flat_map(|table| {
+            table
+                .lines()
+                .skip(1)
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let (address, local_port) = fields.get(1)?.split_once(':')?;
+            (local_port == port && fields.get(3) == Some(&"0A")).then(|| address.to_string())
+        })
+        .collect();
+    assert_eq!(
+        listening,
+        vec!["0100007F".to_string()],
+        "LISTEN sockets on the port"
+    );
+    page.signal("INT");
+    assert_eq!(page.finish().0, 130);
+}
+
+#[test]
+fn open_without_an_opener_is_not_an_error() {
+    let mut page = Page::start_with(ONE_SELECT, &["--open"], &[("PATH", "/nonexistent")]);
+    let mut said = String::new();
+    page.stderr.read_line(&mut said).unwrap();
+    assert!(said.contains("open the URL yourself"), "{said}");
+    assert_eq!(page.request("POST", "/cancel", "{}").status, 200);
+    assert_eq!(page.finish().0, 130);
+}
+
+#[test]
+fn port_in_use_is_web_error() {
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let output = Command::new(BIN)
+        .args(["ask", "--ui", "web", "--port", &port, "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(ONE_SELECT.as_bytes())?;
+            child.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(document["error"]["code"], "WEB_ERROR");
+    let message = document["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("127.0.0.1:{port}")) && message.contains("--port"),
+        "{message}"
+    );
+}
+
+#[test]
+fn bad_input_is_reported_before_any_page_is_served() {
+    let output = assert_cmd::Command::new(BIN)
+        .args(["ask", "--ui", "web"])
+        .write_stdin("{\"question\":\"no options\"}")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(document["error"]["code"], "MISSING_OPTIONS");
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("http://"));
+}
+
+#[test]
+fn timeout_must_be_a_non_negative_number_of_seconds() {
+    for bad in ["-1", "soon", "NaN", ""] {
+        assert_cmd::Command::new(BIN)
+            .args(["ask", "--ui", "web", "--timeout", bad])
+            .write_stdin(ONE_SELECT)
+            .assert()
+            .code(2)
+            .stdout("");
+    }
+}
+
+// ---- A real browser ----
+
+fn web_tests_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/web")
+}
+
+/// The browser and the npm packages, or `None` (skipped; a failure under CI).
+fn browser() -> Option<PathBuf> {
+    let chromium = std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    let node_ok = Command::new("node")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let packages = web_tests_dir()
+        .join("node_modules/playwright-core")
+        .is_dir()
+        && web_tests_dir().join("node_modules/axe-core").is_dir();
+    if chromium.is_file() && node_ok && packages {
+        return Some(chromium);
+    }
+    let missing = "chromium (apt), node, and `npm ci` in tests/web (see .ci/setup-web.sh)";
+    if std::env::var_os("CI").is_some() {
+        panic!("browser tests need {missing}");
+    }
+    eprintln!("skipped: install {missing}");
+    None
+}
+
+/// Starts the browser, then the page; the browser plays `scenario`.
+fn in_browser(scenario: &str, input: &str, args: &[&str]) -> Option<(i32, Value)> {
+    let chromium = browser()?;
+    let url_file = std::env::temp_dir().join(format!(
+        "ask-user-web-{}-{scenario}.url",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&url_file);
+    let mut driver = Command::new("node")
+        .arg("drive.mjs")
+        .arg(scenario)
+        .arg(&url_file)
+        .current_dir(web_tests_dir())
+        .env("CHROMIUM", chromium)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("node starts");
+    let mut stderr = driver.stderr.take().unwrap();
+    let errors = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let mut stdout = BufReader::new(driver.stdout.take().unwrap());
+    let mut ready = String::new();
+    stdout.read_line(&mut ready).unwrap();
+    if ready.trim() != "ready" {
+        let _ = driver.wait();
+        panic!("the browser did not start: {}", errors.join().unwrap());
+    }
+    let page = Page::start(input, args);
+    let partial = url_file.with_extension("part");
+    std::fs::write(&partial, &page.url).unwrap();
+    std::fs::rename(&partial, &url_file).unwrap();
+    let mut said = String::new();
+    stdout.read_to_string(&mut said).unwrap();
+    let status = driver.wait().unwrap();
+    let _ = std::fs::remove_file(&url_file);
+    assert!(
+        status.success(),
+        "{scenario} in the browser: {}{said}",
+        errors.join().unwrap()
+    );
+    eprint!("{said}");
+    Some(page.finish())
+}
+
+#[test]
+fn browser_answers_every_kind_in_one_form() {
+    let Some((code, document)) = in_browser("every-kind", EVERY_KIND, &[]) else {
+        return;
+    };
+    assert_eq!(code, 0);
+    assert_eq!(
+        document,
+        json!({"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,
+               "timedOut":false,"answers":[
+                 {"questionId":"q1","values":["PostgreSQL"],"optionIds":["2"]},
+                 {"questionId":"q2","values":["Redis","NATS"],"optionIds":["1"],"customText":"NATS"},
+                 {"questionId":"q3","values":["Ada Lovelace"]},
+                 {"questionId":"q4","values":["yes"]}]})
+    );
+}
+
+#[test]
+fn browser_answers_with_the_keyboard_only() {
+    let Some((code, document)) = in_browser("keyboard", ONE_SELECT, &[]) else {
+        return;
+    };
+    assert_eq!(code, 0);
+    assert_eq!(answer_ids(&document), vec![json!(["2"])]);
+    assert_eq!(document["answers"][0]["values"], json!(["Production"]));
+}
+
+#[test]
+fn browser_cancels() {
+    let Some((code, document)) = in_browser("cancel", EVERY_KIND, &[]) else {
+        return;
+    };
+    assert_eq!(code, 130);
+    assert_eq!(document["cancelled"], true);
+    assert_eq!(document["answers"], json!([]));
+}
+
+#[test]
+fn browser_lets_a_short_timeout_expire() {
+    let Some((code, document)) = in_browser("expire", ONE_SELECT, &["--timeout", "2"]) else {
+        return;
+    };
+    assert_eq!(code, 124);
+    assert_eq!(document["timedOut"], true);
+    assert_eq!(document["answered"], false);
+    assert_eq!(document["answers"], json!([]));
+}
+
+#[test]
+fn browser_axe_finds_no_serious_violation_on_every_kind() {
+    let Some((code, _)) = in_browser("axe", EVERY_KIND, &[]) else {
+        return;
+    };
+    assert_eq!(code, 130);
+}
+
+#[test]
+fn browser_shows_hostile_labels_as_text() {
+    let hostile = json!({
+        "title": "<script>window.pwned=1</script>",
+        "questions": [{
+            "question": "\"><img src=x onerror=window.pwned=1>",
+            "options": [
+                {"label": "<script>window.pwned=1</script>"},
+                {"label": "\"><img src=x onerror=window.pwned=1>",
+                 "description": "<script>window.pwned=1</script>"}
+            ]
+        }]
+    })
+    .to_string();
+    let Some((code, _)) = in_browser("hostile", &hostile, &[]) else {
+        return;
+    };
+    assert_eq!(code, 130);
+}

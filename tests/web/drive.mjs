@@ -1,0 +1,207 @@
+// Drives the ask_user answer page in headless Chromium, one scenario per run.
+// Started by tests/web.rs, which runs the binary and checks its answer document
+// and exit code; this script only plays the person at the browser.
+//
+//   node drive.mjs SCENARIO URL_FILE [PNG]
+//
+// It starts the browser, prints "ready", then waits for URL_FILE to hold the
+// page's URL (so a short timeout only starts once the browser is up; stdin is
+// not used because the browser launch takes it over). Exits 0 when the
+// page behaved, 1 with a message on stderr when it did not.
+
+import { chromium } from "playwright-core";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { createRequire } from "node:module";
+
+const [scenario, urlFile, png] = process.argv.slice(2);
+const require = createRequire(import.meta.url);
+
+const scenarios = {
+  // A single select, a multi select with Other, a text and a confirm in one form;
+  // the first submission leaves the text empty and must be refused beside it.
+  async "every-kind"(page) {
+    await expectChecked(page, "#q0-o2", true, "the recommended option is pre-selected");
+    await expectChecked(page, "#q0-o1", false, "only the recommended option is pre-selected");
+    await expectText(page, "#q0 .badge", "Recommended");
+    await page.check("#q1-o1");
+    await page.fill("#q1-other-text", "NATS");
+    await expectChecked(page, "#q1-other", true, "typing in Other ticks Other");
+    await page.check("#q3-yes");
+    await expectText(page, "#progress", "3 of 4 answered");
+    await page.click("#submit");
+    await page.waitForSelector("#q2-error:not([hidden])");
+    const error = await page.textContent("#q2-error");
+    if (!error.includes("question 3 of 4")) fail(`the refusal does not name the question: ${error}`);
+    if ((await page.getAttribute("#q2", "aria-invalid")) !== "true") fail("the refused question is not marked invalid");
+    await page.fill("#q2-input", "Ada Lovelace");
+    await page.click("#submit");
+    await expectFinal(page, "answered", "Answer sent");
+  },
+
+  // Keyboard only: arrows move the radio choice, Tab reaches Submit, Enter sends.
+  async keyboard(page) {
+    const focused = await page.evaluate(() => document.activeElement.id);
+    if (focused !== "q0-o1") fail(`focus starts on ${focused}, not on the pre-selected option`);
+    await page.keyboard.press("ArrowDown");
+    await expectChecked(page, "#q0-o2", true, "ArrowDown selects the next option");
+    await page.keyboard.press("Tab");
+    const onSubmit = await page.evaluate(() => {
+      const el = document.activeElement;
+      return { id: el.id, outline: getComputedStyle(el).outlineStyle };
+    });
+    if (onSubmit.id !== "submit") fail(`Tab went to ${onSubmit.id}, not Submit`);
+    if (onSubmit.outline === "none") fail("the focused button shows no focus outline");
+    await page.keyboard.press("Enter");
+    await expectFinal(page, "answered", "Answer sent");
+  },
+
+  async cancel(page) {
+    await page.click("#cancel");
+    await expectFinal(page, "cancelled", "Cancelled");
+  },
+
+  async expire(page) {
+    if (await page.isHidden("#countdown")) fail("no countdown is shown");
+    await expectFinal(page, "expired", "Time is up", 30000);
+  },
+
+  // axe-core in light and dark: no serious or critical violation.
+  async axe(page) {
+    const source = readFileSync(join(dirname(require.resolve("axe-core")), "axe.min.js"), "utf8");
+    // Evaluated over the DevTools protocol, which the page's CSP does not govern.
+    await page.evaluate(source);
+    const found = [];
+    const passed = [];
+    for (const colorScheme of ["light", "dark"]) {
+      await page.emulateMedia({ colorScheme });
+      const result = await page.evaluate(() =>
+        window.axe.run(document, { resultTypes: ["violations"] }));
+      // Proof that the rules ran on a rendered form, not on an empty page.
+      if (result.passes.length < 15) fail(`axe-core passed only ${result.passes.length} rules`);
+      passed.push(`${colorScheme}: ${result.passes.length} rules passed`);
+      for (const v of result.violations) {
+        if (v.impact === "serious" || v.impact === "critical") {
+          found.push(`${colorScheme}: ${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+        }
+      }
+    }
+    if (found.length) fail(`axe-core violations:\n${found.join("\n")}`);
+    process.stdout.write(`axe: no serious or critical violations (${passed.join("; ")})\n`);
+    await page.click("#cancel");
+    await expectFinal(page, "cancelled", "Cancelled");
+  },
+
+  // Hostile text from the input is shown as text and runs nothing.
+  async hostile(page) {
+    const script = "<script>window.pwned=1</script>";
+    const img = "\"><img src=x onerror=window.pwned=1>";
+    await expectText(page, "#title", script);
+    await expectText(page, "#q0-text", img);
+    await expectText(page, "label[for=q0-o1] .label", script);
+    await expectText(page, "label[for=q0-o2] .label", img);
+    await expectText(page, "#q0-o2-desc", script);
+    const planted = await page.evaluate(() => ({
+      pwned: window.pwned,
+      images: document.querySelectorAll("img").length,
+      scripts: document.querySelectorAll("script").length,
+    }));
+    if (planted.pwned !== undefined) fail("a hostile label ran code");
+    if (planted.images !== 0) fail("a hostile label made an <img> element");
+    if (planted.scripts !== 1) fail(`the page has ${planted.scripts} script elements, not 1`);
+    await page.click("#cancel");
+    await expectFinal(page, "cancelled", "Cancelled");
+  },
+
+  // The README pictures: the form in light and dark.
+  async screenshot(page) {
+    for (const colorScheme of ["light", "dark"]) {
+      await page.emulateMedia({ colorScheme });
+      await page.screenshot({ path: png.replace("{scheme}", colorScheme), fullPage: true });
+    }
+    await page.click("#cancel");
+    await expectFinal(page, "cancelled", "Cancelled");
+  },
+};
+
+// The test writes the file whole (rename), so it is complete once it exists.
+async function waitForUrl() {
+  const until = Date.now() + 30000;
+  while (!existsSync(urlFile)) {
+    if (Date.now() > until) fail(`no URL in ${urlFile}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return readFileSync(urlFile, "utf8").trim();
+}
+
+function fail(message) {
+  throw new Error(message);
+}
+
+async function expectChecked(page, selector, want, what) {
+  if ((await page.isChecked(selector)) !== want) fail(`${what}: ${selector} is not ${want ? "checked" : "unchecked"}`);
+}
+
+async function expectText(page, selector, want) {
+  const got = await page.textContent(selector);
+  if (got !== want) fail(`${selector} shows ${JSON.stringify(got)}, not ${JSON.stringify(want)}`);
+}
+
+async function expectFinal(page, state, title, timeout = 10000) {
+  await page.waitForSelector(`body[data-state="${state}"]`, { timeout });
+  await expectText(page, "#final-title", title);
+  if (!(await page.isHidden("#form"))) fail("the form is still shown after the end");
+  const focused = await page.evaluate(() => document.activeElement.id);
+  if (focused !== "final") fail(`focus is on ${focused}, not on the final message`);
+}
+
+async function main() {
+  const run = scenarios[scenario];
+  if (!run || !urlFile) fail(`usage: node drive.mjs ${Object.keys(scenarios).join("|")} URL_FILE [PNG]`);
+  const profile = mkdtempSync(join(tmpdir(), "ask-user-chromium-"));
+  let context;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+      headless: true,
+      viewport: { width: 760, height: 900 },
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--disable-sync",
+      ],
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    const problems = [];
+    page.on("console", (msg) => {
+      // Refused requests (a 422 answer, the favicon asked for without the token)
+      // are logged as failed loads; the scenarios check statuses themselves.
+      if (msg.type() === "error" && !msg.text().startsWith("Failed to load resource")) {
+        problems.push(msg.text());
+      }
+    });
+    page.on("pageerror", (err) => problems.push(String(err)));
+    process.stdout.write("ready\n");
+    const url = await waitForUrl();
+    await page.goto(url);
+    await page.waitForSelector('body[data-state="open"]', { timeout: 10000 });
+    await run(page);
+    if (problems.length) fail(`the page logged errors:\n${problems.join("\n")}`);
+  } finally {
+    if (context) await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`${scenario}: ${err.message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Regenerates docs/web-light.png and docs/web-dark.png: the every-kind form
+# (tests/web/every-kind.json) in headless Chromium, light and dark.
+# Needs what .ci/setup-web.sh installs.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cargo build --quiet --manifest-path "$root/Cargo.toml"
+bin="$root/target/x86_64-unknown-linux-gnu/debug/ask_user"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+(cd "$root/tests/web" && node drive.mjs screenshot "$tmp/url" "$root/docs/web-{scheme}.png") &
+driver=$!
+"$bin" ask --ui web "$root/tests/web/every-kind.json" >"$tmp/answer.json" 2>"$tmp/stderr" &
+page=$!
+until grep -q "http://" "$tmp/stderr"; do
+    kill -0 "$page" 2>/dev/null || { cat "$tmp/stderr" >&2; exit 1; }
+    sleep 0.05
+done
+grep -o 'http://[^ ]*' "$tmp/stderr" >"$tmp/url.part"
+mv "$tmp/url.part" "$tmp/url"
+wait "$driver"
+wait "$page" || [ $? -eq 130 ] # the driver cancels once the pictures are taken
+ls -l "$root"/docs/web-*.png
