@@ -162,26 +162,20 @@ impl AskError {
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ErrorDocument<'a> {
-    #[serde(borrow)]
     pub tool: Cow<'a, str>,
     pub version: u32,
-    #[serde(borrow)]
     pub status: Cow<'a, str>,
-    #[serde(borrow)]
     pub error: ErrorBody<'a>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ErrorBody<'a> {
-    #[serde(borrow)]
     pub code: Cow<'a, str>,
-    #[serde(borrow)]
     pub message: Cow<'a, str>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<Cow<'a, str>>,
     #[serde(
-        borrow,
         rename = "parseError",
         default,
         skip_serializing_if = "Option::is_none"

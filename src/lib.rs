@@ -3,12 +3,14 @@
 //! documents ([`prompt`], [`answer`], [`error`]).
 
 pub mod answer;
+pub mod check;
 pub mod describe;
 pub mod error;
 pub mod input;
 pub mod markdown;
 pub mod model;
 pub mod prompt;
+pub mod schema;
 
 use std::io::{self, Write};
 use std::path::Path;
