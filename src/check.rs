@@ -82,7 +82,13 @@ fn walk(dir: &Path, targets: &mut Vec<Target>) {
         .collect();
     entries.sort_by_key(|entry| entry.file_name());
     for entry in entries {
-        let path = entry.path();
+        // Names under "." are reported as `sub/x.json`, not `./sub/x.json`:
+        // GitHub matches annotation paths against the repository's own.
+        let path = if dir == Path::new(".") {
+            PathBuf::from(entry.file_name())
+        } else {
+            entry.path()
+        };
         let Ok(own_type) = entry.file_type() else {
             continue;
         };

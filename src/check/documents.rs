@@ -96,7 +96,15 @@ fn classify(object: &Map<String, Value>) -> DocumentKind {
 
 /// Strict deserialization, with the path of the first field that does not fit.
 fn read<T: DeserializeOwned>(object: Map<String, Value>, kind: DocumentKind) -> Result<T> {
-    serde_path_to_error::deserialize(Value::Object(object)).map_err(|err| {
+    let document = Value::Object(object);
+    // serde reads null as an absent Option; documents omit absent values instead.
+    if let Some(path) = first_null(&document, String::new()) {
+        return Err(field_error(
+            format!("{path} is null; ask_user omits an absent value, so remove the key",),
+            path,
+        ));
+    }
+    serde_path_to_error::deserialize(document).map_err(|err| {
         let at = err.path().to_string();
         let inner = err.into_inner().to_string();
         // serde names the field in backticks: "missing field `x`", "unknown field `x`, …".
@@ -122,6 +130,21 @@ fn read<T: DeserializeOwned>(object: Map<String, Value>, kind: DocumentKind) -> 
             if path == "." { String::new() } else { path },
         )
     })
+}
+
+/// The path of the first null in a document, if any.
+fn first_null(value: &Value, path: String) -> Option<String> {
+    match value {
+        Value::Null => Some(path),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| first_null(item, format!("{path}[{i}]"))),
+        Value::Object(map) => map
+            .iter()
+            .find_map(|(key, item)| first_null(item, join(&path, key))),
+        _ => None,
+    }
 }
 
 fn field_error(message: impl Into<String>, path: impl Into<String>) -> AskError {

@@ -71,11 +71,14 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "file" } else { "files" }
 }
 
-/// The error's message, and its field path when it names a field rather
-/// than the file itself (a READ_ERROR's path is the file).
+/// The error's message, the parser's own message if any, and the field path
+/// when it names a field rather than the file itself (a READ_ERROR's path is the file).
 fn message_and_field(report: &FileReport) -> Option<String> {
     let error = report.error.as_ref()?;
     let mut text = error.message().to_string();
+    if let Some(parse_error) = &error.detail().parse_error {
+        text.push_str(&format!(" ({parse_error})"));
+    }
     if let Some(path) = error.path().filter(|p| *p != report.path) {
         text.push_str(&format!(" (at {path})"));
     }
