@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Benchmark for `ask_user check` (issue #4), rerunnable:
+#   1. 10,000 small tool inputs checked in one run, against ajv-cli (npm, pinned
+#      in bench/package.json) validating the same files against schemas/input.json,
+#      measured in the same run. Target: check at least 20x faster (wall time).
+#   2. 1,000 against 10,000 files, to show that the cost grows linearly.
+# Prints the median wall time of RUNS runs of each, and the ratios.
+#
+# Usage: bench/check.sh [RUNS]   (default 5; needs cargo, python3, node and npm)
+set -euo pipefail
+
+runs=${1:-5}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+echo "building the release binary..." >&2
+cargo build --release --quiet
+bin=$root/target/x86_64-unknown-linux-gnu/release/ask_user
+
+if [ ! -x bench/node_modules/.bin/ajv ]; then
+    echo "installing ajv-cli (bench/package.json)..." >&2
+    (cd bench && npm ci --no-audit --no-fund --silent)
+fi
+ajv=$root/bench/node_modules/.bin/ajv
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# N small, valid inputs in the four dialects, each one different.
+make_corpus() {
+    python3 - "$1" "$2" <<'PY'
+import json, os, sys
+dir, n = sys.argv[1], int(sys.argv[2])
+os.makedirs(dir)
+for i in range(n):
+    shape = i % 4
+    if shape == 0:
+        doc = {"question": f"Which database for service {i}?", "context": "Reads dominate.",
+               "options": [{"label": "PostgreSQL", "description": "Transactional", "recommended": True},
+                           {"label": "SQLite", "description": "One file"}, "DynamoDB"]}
+    elif shape == 1:
+        doc = {"questions": [{"question": f"Which features for release {i}?", "header": "Features",
+                              "multiSelect": True,
+                              "options": [{"label": "Auth", "description": "Log in"},
+                                          {"label": "Billing", "description": "Stripe"}]},
+                             {"question": "Which style?", "header": "Style", "multiSelect": False,
+                              "options": [{"label": "Tabs", "description": "Tabs"},
+                                          {"label": "Spaces", "description": "Spaces"}]}]}
+    elif shape == 2:
+        doc = {"title": f"Release {i}", "timeout": 60000,
+               "questions": [{"id": "name", "question": "Release name?", "type": "text"},
+                             {"id": "ship", "question": "Ship it?", "type": "confirm", "default": "yes"},
+                             {"id": "where", "question": "Where?", "type": "multi-select",
+                              "options": ["staging", "prod", "canary"]}]}
+    else:
+        doc = {"prompt": f"Pick a colour for theme {i}", "type": "choice",
+               "options": ["red", "green", "blue"], "default": 2}
+    with open(os.path.join(dir, f"input-{i:05}.json"), "w") as f:
+        json.dump(doc, f)
+PY
+}
+
+make_corpus "$work/1k" 1000
+make_corpus "$work/10k" 10000
+
+# Both must call every file valid, or the timings compare different work.
+"$bin" check --quiet "$work/10k"
+"$ajv" validate --spec=draft2020 --strict=false -s schemas/input.json -d "$work/10k/*.json" >/dev/null 2>&1 \
+    || { echo "ajv rejects the corpus" >&2; exit 1; }
+
+# Median wall time, in milliseconds, of `runs` runs of a command.
+median_ms() {
+    local times=()
+    for _ in $(seq "$runs"); do
+        local start end
+        start=$(date +%s%N)
+        "$@" >/dev/null 2>&1
+        end=$(date +%s%N)
+        times+=($(((end - start) / 1000)))
+    done
+    printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f\n", m/1000}'
+}
+
+check_1k=$(median_ms "$bin" check --quiet "$work/1k")
+check_10k=$(median_ms "$bin" check --quiet "$work/10k")
+ajv_1k=$(median_ms "$ajv" validate --spec=draft2020 --strict=false -s schemas/input.json -d "$work/1k/*.json")
+ajv_10k=$(median_ms "$ajv" validate --spec=draft2020 --strict=false -s schemas/input.json -d "$work/10k/*.json")
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", a / b}'; }
+per_file() { awk -v t="$1" -v n="$2" 'BEGIN {printf "%.1f", t * 1000 / n}'; }
+
+echo "ask_user check vs ajv-cli 5.0.0 (--spec=draft2020), median of $runs runs, $(nproc) cores"
+printf '%-28s %10s %12s\n' "" "median ms" "µs per file"
+printf '%-28s %10s %12s\n' "ask_user check, 1,000"  "$check_1k"  "$(per_file "$check_1k" 1000)"
+printf '%-28s %10s %12s\n' "ask_user check, 10,000" "$check_10k" "$(per_file "$check_10k" 10000)"
+printf '%-28s %10s %12s\n' "ajv-cli, 1,000"          "$ajv_1k"    "$(per_file "$ajv_1k" 1000)"
+printf '%-28s %10s %12s\n' "ajv-cli, 10,000"         "$ajv_10k"   "$(per_file "$ajv_10k" 10000)"
+echo "ajv / check, 10,000 files:  $(ratio "$ajv_10k" "$check_10k")x (target: at least 20x)"
+echo "check 10,000 / 1,000 files: $(ratio "$check_10k" "$check_1k")x (linear growth: about 10x)"
