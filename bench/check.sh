@@ -89,7 +89,7 @@ ajv_10k=$(median_ms "$ajv" validate --spec=draft2020 --strict=false -s schemas/i
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f", a / b}'; }
 per_file() { awk -v t="$1" -v n="$2" 'BEGIN {printf "%.1f", t * 1000 / n}'; }
 
-echo "ask_user check vs ajv-cli 5.0.0 (--spec=draft2020), median of $runs runs, $(nproc) cores"
+echo "ask_user check vs ajv-cli 5.0.0 (--spec=draft2020), median of $runs runs, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-28s %10s %12s\n' "" "median ms" "µs per file"
 printf '%-28s %10s %12s\n' "ask_user check, 1,000"  "$check_1k"  "$(per_file "$check_1k" 1000)"
 printf '%-28s %10s %12s\n' "ask_user check, 10,000" "$check_10k" "$(per_file "$check_10k" 10000)"

@@ -253,6 +253,40 @@ fn github_format_prints_escaped_annotations() {
         );
 }
 
+/// Many files are checked on several threads; the report keeps walking order.
+#[test]
+fn many_files_keep_their_order() {
+    let base = tempfile::tempdir().unwrap();
+    let many = base.path().join("many");
+    fs::create_dir(&many).unwrap();
+    let mut expected = String::new();
+    for i in 0..1200 {
+        let name = format!("{i:04}.json");
+        if i % 97 == 0 {
+            fs::write(
+                many.join(&name),
+                format!(r#"{{"question":"Q{i}?","options":["x"]}}"#),
+            )
+            .unwrap();
+            expected.push_str(&format!(
+                "many/{name}: INVALID_OPTIONS: options must have at least 2 items (at options)\n"
+            ));
+        } else {
+            fs::write(
+                many.join(&name),
+                format!(r#"{{"question":"Q{i}?","options":["x","y"]}}"#),
+            )
+            .unwrap();
+        }
+    }
+    ask_user(base.path())
+        .args(["check", "many"])
+        .assert()
+        .code(1)
+        .stdout(expected)
+        .stderr("ask_user check: 1200 files checked, 1187 valid, 13 invalid\n");
+}
+
 #[test]
 fn all_valid_exits_zero() {
     let inputs = Path::new(ROOT).join("tests/check/inputs");
