@@ -136,11 +136,12 @@ fn run_check(paths: &[PathBuf], format: check::Format, quiet: bool) -> i32 {
     use std::io::Write;
     let reports = check::check_paths(paths);
     let rendered = check::render(&reports, format, quiet);
-    let _ = std::io::stderr().write_all(rendered.stderr.as_bytes());
     let mut out = std::io::stdout().lock();
     let _ = out
         .write_all(rendered.stdout.as_bytes())
         .and_then(|()| out.flush());
+    // The summary after the findings, as a person reading a terminal expects.
+    let _ = std::io::stderr().write_all(rendered.stderr.as_bytes());
     if reports.iter().all(check::FileReport::is_valid) {
         exit::OK
     } else {

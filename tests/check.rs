@@ -248,7 +248,7 @@ fn github_format_prints_escaped_annotations() {
         .assert()
         .code(1)
         .stdout(
-            "odd/a,b:c% d.json: MISSING_OPTIONS: options is required for a select question: \
+            "odd/a,b:c%\\u{a}d.json: MISSING_OPTIONS: options is required for a select question: \
              give 2 to 20 choices (at options)\n",
         );
 }
@@ -494,4 +494,18 @@ fn usage_errors_exit_two_with_nothing_on_stdout() {
         .assert()
         .code(0)
         .stdout(predicate::str::contains("--format <FORMAT>"));
+}
+
+/// A label that carries terminal escapes reaches the report only as visible text.
+#[test]
+fn text_report_shows_control_characters_escaped() {
+    ask_user(Path::new(ROOT))
+        .args(["check", "-"])
+        .write_stdin(r#"{"question":"Pick","options":["\u001b[2Jred","\u001b[2JRED"]}"#)
+        .assert()
+        .code(1)
+        .stdout(
+            "-: INVALID_OPTIONS: option label \"\\u{1b}[2JRED\" repeats option 1 (labels are compared ignoring case); \
+             make each label unique (at options[1])\n",
+        );
 }

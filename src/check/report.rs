@@ -85,11 +85,31 @@ fn message_and_field(report: &FileReport) -> Option<String> {
     Some(text)
 }
 
+/// One line per file, whatever the file name or message holds: control,
+/// bidi and zero-width characters (which a label or a file name may carry to
+/// a terminal) are shown as `\u{…}` escapes (DESIGN §9).
 fn text_line(report: &FileReport) -> String {
     let code = report.error.as_ref().map_or("", |e| e.code());
     let message = message_and_field(report).unwrap_or_default();
-    // One line per file, whatever the file name or message holds.
-    format!("{}: {code}: {message}", report.path).replace(['\n', '\r'], " ")
+    visible(&format!("{}: {code}: {message}", report.path), false)
+}
+
+/// Escapes what a terminal or a log viewer would act on or hide; keeps CR and
+/// LF when `keep_line_breaks` (the GitHub format encodes them itself).
+pub fn visible(text: &str, keep_line_breaks: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let hidden = matches!(c,
+            '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2028}' | '\u{2029}'
+            | '\u{2066}'..='\u{2069}' | '\u{FEFF}');
+        let line_break = matches!(c, '\n' | '\r');
+        if (c.is_control() && !(keep_line_breaks && line_break)) || hidden {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// `::error file=PATH,title=ask_user CODE::MESSAGE`, escaped as GitHub's
@@ -99,9 +119,9 @@ fn github_line(report: &FileReport) -> String {
     let message = message_and_field(report).unwrap_or_default();
     format!(
         "::error file={},title={}::{}",
-        escape_property(&report.path),
+        escape_property(&visible(&report.path, true)),
         escape_property(&format!("ask_user {code}")),
-        escape_data(&message)
+        escape_data(&visible(&message, true))
     )
 }
 
@@ -190,5 +210,14 @@ mod tests {
     fn github_escaping_follows_the_toolkit() {
         assert_eq!(escape_data("50%\r\nnext"), "50%25%0D%0Anext");
         assert_eq!(escape_property("a:b,c%"), "a%3Ab%2Cc%25");
+    }
+
+    #[test]
+    fn controls_bidi_and_zero_width_become_visible() {
+        assert_eq!(
+            visible("a\u{1b}[31mb\u{202e}c\u{200b}d\te\nf", false),
+            r"a\u{1b}[31mb\u{202e}c\u{200b}d\u{9}e\u{a}f"
+        );
+        assert_eq!(visible("a\r\nb\u{7f}", true), "a\r\nb\\u{7f}");
     }
 }
