@@ -3,7 +3,8 @@
 #   1. 10,000 small tool inputs checked in one run, against ajv-cli (npm, pinned
 #      in bench/package.json) validating the same files against schemas/input.json,
 #      measured in the same run. Target: check at least 20x faster (wall time).
-#   2. 1,000 against 10,000 files, to show that the cost grows linearly.
+#   2. 1,000 against 10,000 files, to show that the cost grows linearly (and
+#      5,000, to check the line through the other two).
 # Prints the median wall time of RUNS runs of each, and the ratios.
 #
 # Usage: bench/check.sh [RUNS]   (default 5; needs cargo, python3, node and npm)
@@ -61,6 +62,7 @@ PY
 }
 
 make_corpus "$work/1k" 1000
+make_corpus "$work/5k" 5000
 make_corpus "$work/10k" 10000
 
 # Both must call every file valid, or the timings compare different work.
@@ -88,6 +90,7 @@ PY
 }
 
 read -r check_1k check_1k_cpu < <(medians "$bin" check --quiet "$work/1k")
+read -r check_5k check_5k_cpu < <(medians "$bin" check --quiet "$work/5k")
 read -r check_10k check_10k_cpu < <(medians "$bin" check --quiet "$work/10k")
 ajv_args=(validate --spec=draft2020 --strict=false -s schemas/input.json)
 read -r ajv_1k ajv_1k_cpu < <(medians "$ajv" "${ajv_args[@]}" -d "$work/1k/*.json")
@@ -99,8 +102,16 @@ per_file() { awk -v t="$1" -v n="$2" 'BEGIN {printf "%.1f", t * 1000 / n}'; }
 echo "ask_user check vs ajv-cli 5.0.0 (--spec=draft2020), median of $runs runs, $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-24s %9s %9s %13s\n' "" "wall ms" "CPU ms" "wall µs/file"
 printf '%-24s %9s %9s %13s\n' "ask_user check, 1,000"  "$check_1k"  "$check_1k_cpu"  "$(per_file "$check_1k" 1000)"
+printf '%-24s %9s %9s %13s\n' "ask_user check, 5,000"  "$check_5k"  "$check_5k_cpu"  "$(per_file "$check_5k" 5000)"
 printf '%-24s %9s %9s %13s\n' "ask_user check, 10,000" "$check_10k" "$check_10k_cpu" "$(per_file "$check_10k" 10000)"
 printf '%-24s %9s %9s %13s\n' "ajv-cli, 1,000"         "$ajv_1k"    "$ajv_1k_cpu"    "$(per_file "$ajv_1k" 1000)"
 printf '%-24s %9s %9s %13s\n' "ajv-cli, 10,000"        "$ajv_10k"   "$ajv_10k_cpu"   "$(per_file "$ajv_10k" 10000)"
 echo "ajv / check, 10,000 files:  wall $(ratio "$ajv_10k" "$check_10k")x, CPU $(ratio "$ajv_10k_cpu" "$check_10k_cpu")x (target: at least 20x wall)"
-echo "check 10,000 / 1,000 files: wall $(ratio "$check_10k" "$check_1k")x, CPU $(ratio "$check_10k_cpu" "$check_1k_cpu")x (linear growth: about 10x)"
+echo "check 10,000 / 1,000 files: wall $(ratio "$check_10k" "$check_1k")x, CPU $(ratio "$check_10k_cpu" "$check_1k_cpu")x (10x files)"
+# Linear growth: a fixed start-up cost plus the same cost per file. The line
+# through 1,000 and 10,000 files predicts 5,000; the measurement should match.
+awk -v a="$check_1k" -v b="$check_10k" -v m="$check_5k" 'BEGIN {
+    per = (b - a) / 9000; fixed = a - 1000 * per; predicted = fixed + 5000 * per
+    printf "check wall time ~ %.1f ms + %.1f µs x files; predicts %.1f ms for 5,000, measured %.1f ms (%+.0f%%)\n",
+        fixed, per * 1000, predicted, m, (m - predicted) / predicted * 100 }'
+

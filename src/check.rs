@@ -50,7 +50,41 @@ pub fn check_paths(paths: &[PathBuf]) -> Vec<FileReport> {
     for path in paths {
         expand(path, &mut targets);
     }
-    targets.into_iter().map(check_target).collect()
+    check_in_parallel(targets)
+}
+
+/// Below this many files one thread is quicker than starting more.
+const FILES_PER_THREAD: usize = 256;
+
+/// Checks the targets on up to one thread per core, in contiguous chunks, so
+/// that the reports come back in walking order.
+fn check_in_parallel(targets: Vec<Target>) -> Vec<FileReport> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let threads = cores.min(targets.len() / FILES_PER_THREAD).max(1);
+    if threads == 1 {
+        return targets.into_iter().map(check_target).collect();
+    }
+    let chunk_len = targets.len().div_ceil(threads);
+    let mut chunks: Vec<Vec<Target>> = Vec::with_capacity(threads);
+    let mut rest = targets.into_iter().peekable();
+    while rest.peek().is_some() {
+        chunks.push(rest.by_ref().take(chunk_len).collect());
+    }
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| scope.spawn(|| chunk.into_iter().map(check_target).collect::<Vec<_>>()))
+            .collect();
+        workers
+            .into_iter()
+            // A worker that panicked re-raises here, where the panic hook reports it.
+            .flat_map(|worker| {
+                worker
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e))
+            })
+            .collect()
+    })
 }
 
 fn expand(path: &Path, targets: &mut Vec<Target>) {

@@ -253,7 +253,7 @@ fn github_format_prints_escaped_annotations() {
         );
 }
 
-/// Many files in one folder: every one is checked, the report keeps name order.
+/// Many files are checked on several threads; the report keeps walking order.
 #[test]
 fn many_files_keep_their_order() {
     let base = tempfile::tempdir().unwrap();
