@@ -12,6 +12,7 @@ use crate::model::{Kind, Prompt, Question};
 use crate::prompt::{answer_instructions, yes_no};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AnswerDocument {
     pub tool: String,
     pub version: u32,
@@ -27,6 +28,7 @@ pub struct AnswerDocument {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Answer {
     #[serde(rename = "questionId")]
     pub question_id: String,

@@ -1,16 +1,16 @@
 //! Tool descriptions for each host (DESIGN §6). Static text: describe reads
 //! no stdin and touches no file, because hosts run it for every tool at start-up.
 
-use serde::Serialize;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
+use serde::Serialize;
 use serde_json::value::RawValue;
 
 /// Seed 003's flat schema plus `multi_select` and `allow_other`: one flat
 /// object schema is what every model provider handles.
 pub const TOOL_INPUT_SCHEMA: &str = include_str!("../schemas/tool-input.json");
 /// The answer document's schema: MCP's outputSchema.
-pub const ANSWER_SCHEMA: &str = include_str!("../schemas/answer.json");
+pub const ANSWER_SCHEMA: &str = crate::schema::ANSWER;
 
 /// For hosts where the call returns at once with a prompt to relay.
 pub const RELAY_DESCRIPTION: &str = "Ask the person you are working for a structured question when a decision is theirs to make: ambiguous requirements, a trade-off between approaches, or before a destructive or irreversible step. Keep options few (2 to 4 is best, at most 20), short and distinct; put the recommended option first and mark it recommended: true; use context to say why you are asking. The result is JSON: show its rendered_markdown to the person and end your turn; their reply is an option number as answer_format describes. Never assume an answer they did not give.";
@@ -80,46 +80,21 @@ struct OpenAiFunction<'a> {
     parameters: &'a RawValue,
 }
 
-fn raw(text: &'static str) -> &'static RawValue {
-    // Each embedded schema is minified once and kept for the process: key
-    // order stays as written, and every description stays on one line.
-    static CACHE: OnceLock<Mutex<Vec<(usize, &'static RawValue)>>> = OnceLock::new();
-    let mut cache = CACHE
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    let key = text.as_ptr() as usize;
-    if let Some((_, value)) = cache.iter().find(|(k, _)| *k == key) {
-        return value;
-    }
+/// The schema as one line of JSON, key order kept (stdout carries one line
+/// per document; the files in schemas/ are pretty-printed for people).
+fn raw(text: &'static str) -> Box<RawValue> {
     // The schemas are checked-in JSON, parsed by a unit test below.
-    let value: &'static RawValue =
-        Box::leak(RawValue::from_string(minify(text)).expect("embedded schema is JSON"));
-    cache.push((key, value));
-    value
+    RawValue::from_string(crate::schema::compact(text)).expect("embedded schema is JSON")
 }
 
-/// Drops white space outside strings: the JSON stays the same document.
-pub fn minify(json: &str) -> String {
-    let mut out = String::with_capacity(json.len());
-    let (mut in_string, mut escaped) = (false, false);
-    for c in json.chars() {
-        if in_string {
-            out.push(c);
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-        } else if c == '"' {
-            in_string = true;
-            out.push(c);
-        } else if !c.is_whitespace() {
-            out.push(c);
-        }
-    }
-    out
+fn input_schema() -> &'static RawValue {
+    static SCHEMA: OnceLock<Box<RawValue>> = OnceLock::new();
+    SCHEMA.get_or_init(|| raw(TOOL_INPUT_SCHEMA))
+}
+
+fn answer_schema() -> &'static RawValue {
+    static SCHEMA: OnceLock<Box<RawValue>> = OnceLock::new();
+    SCHEMA.get_or_init(|| raw(ANSWER_SCHEMA))
 }
 
 /// The MCP Tool object for `ask_user`.
@@ -128,8 +103,8 @@ pub fn mcp_tool() -> McpTool<'static> {
         name: crate::TOOL_NAME,
         title: "Ask the user",
         description: BLOCKING_DESCRIPTION,
-        input_schema: raw(TOOL_INPUT_SCHEMA),
-        output_schema: raw(ANSWER_SCHEMA),
+        input_schema: input_schema(),
+        output_schema: answer_schema(),
         annotations: McpAnnotations {
             title: "Ask the user",
             read_only_hint: true,
@@ -142,7 +117,7 @@ pub fn mcp_tool() -> McpTool<'static> {
 
 /// The description for `format`, as one line of JSON.
 pub fn describe(format: Format) -> String {
-    let input = raw(TOOL_INPUT_SCHEMA);
+    let input = input_schema();
     let name = crate::TOOL_NAME;
     let result = match format {
         Format::Amp => serde_json::to_string(&AmpTool {
@@ -178,14 +153,6 @@ mod tests {
             let value: serde_json::Value = serde_json::from_str(text).unwrap();
             assert!(value.is_object());
         }
-    }
-
-    #[test]
-    fn minify_keeps_strings_intact() {
-        assert_eq!(
-            minify("{ \"a b\" : [1, \"x\\\" y\"] }\n"),
-            "{\"a b\":[1,\"x\\\" y\"]}"
-        );
     }
 
     #[test]

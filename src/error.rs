@@ -2,7 +2,9 @@
 //! a model reads, the field path when there is one, and a parser's own message
 //! when a parser failed.
 
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 
 /// Where and why an error happened. `message` is one sentence saying what to change.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,34 +149,41 @@ impl AskError {
     pub fn document(&self) -> ErrorDocument<'_> {
         let detail = self.detail();
         ErrorDocument {
-            tool: crate::TOOL_NAME,
+            tool: Cow::Borrowed(crate::TOOL_NAME),
             version: crate::DOC_VERSION,
-            status: "error",
+            status: Cow::Borrowed("error"),
             error: ErrorBody {
-                code: self.code(),
-                message: &detail.message,
-                path: detail.path.as_deref(),
-                parse_error: detail.parse_error.as_deref(),
+                code: Cow::Borrowed(self.code()),
+                message: Cow::Borrowed(&detail.message),
+                path: detail.path.as_deref().map(Cow::Borrowed),
+                parse_error: detail.parse_error.as_deref().map(Cow::Borrowed),
             },
         }
     }
 }
 
 /// `{"tool","version","status":"error","error":{…}}`, keys in documented order.
-#[derive(Debug, Serialize)]
+/// Borrowed when printed; owned when read back (`check` reads error documents).
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ErrorDocument<'a> {
-    pub tool: &'static str,
+    pub tool: Cow<'a, str>,
     pub version: u32,
-    pub status: &'static str,
+    pub status: Cow<'a, str>,
     pub error: ErrorBody<'a>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ErrorBody<'a> {
-    pub code: &'static str,
-    pub message: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<&'a str>,
-    #[serde(rename = "parseError", skip_serializing_if = "Option::is_none")]
-    pub parse_error: Option<&'a str>,
+    pub code: Cow<'a, str>,
+    pub message: Cow<'a, str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<Cow<'a, str>>,
+    #[serde(
+        rename = "parseError",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub parse_error: Option<Cow<'a, str>>,
 }

@@ -30,7 +30,9 @@ type Result<T> = std::result::Result<T, AskError>;
 /// Reads at most one byte past the limit, so a huge or endless stream costs
 /// neither memory nor time before it is rejected.
 pub fn read_limited(reader: impl Read) -> Result<Vec<u8>> {
-    let mut bytes = Vec::new();
+    // Room for a typical input up front: one read fills it and the next sees
+    // the end, where an empty Vec costs several small probing reads per file.
+    let mut bytes = Vec::with_capacity(16 * 1024);
     reader
         .take(MAX_INPUT_BYTES as u64 + 1)
         .read_to_end(&mut bytes)

@@ -3,6 +3,7 @@
 //! documents ([`prompt`], [`answer`], [`error`]).
 
 pub mod answer;
+pub mod check;
 pub mod describe;
 pub mod error;
 pub mod input;
@@ -10,6 +11,7 @@ pub mod markdown;
 pub mod model;
 pub mod prompt;
 pub mod sanitize;
+pub mod schema;
 pub mod tty;
 pub mod web;
 

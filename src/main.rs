@@ -9,8 +9,10 @@ use clap::{Parser, Subcommand};
 use std::time::Duration;
 
 use ask_user::answer::resolve_replies;
+use ask_user::check;
 use ask_user::describe::{Format, describe};
 use ask_user::error::{AskError, Detail};
+use ask_user::schema::Schema;
 use ask_user::tty::{Terminal, form_timeout};
 use ask_user::web::{WebOptions, ask_on_web, interrupt_on_signals};
 use ask_user::{exit, print_document};
@@ -53,6 +55,32 @@ enum Command {
         reply: Vec<String>,
         /// The tool input or prompt document: a JSON file, or - (the default) for stdin.
         file: Option<PathBuf>,
+    },
+    /// Check tool inputs and ask_user documents in files and folders (for CI).
+    #[command(
+        long_about = "Check tool inputs and ask_user documents in files and folders (for CI).\n\n\
+            Folders are searched recursively for *.json (names starting with . are skipped).\n\
+            Each file is a tool input in any dialect, or a prompt, answer or error document\n\
+            that ask_user printed; each is validated by the same code the other faces use.",
+        after_help = "Exit codes: 0 every file valid, 1 any file invalid or unreadable, 2 usage error."
+    )]
+    Check {
+        /// Files and folders to check; - reads stdin.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// text: one line per invalid file (summary on stderr); json: one document listing
+        /// every file; github: GitHub Actions annotations.
+        #[arg(long, value_enum, default_value = "text")]
+        format: check::Format,
+        /// Print failures only: no summary line; json lists only invalid files.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Print a JSON Schema (2020-12) for tool inputs or for a document ask_user prints.
+    Schema {
+        /// Which schema to print.
+        #[arg(value_enum)]
+        name: Schema,
     },
     /// Print the tool description for a host.
     Describe {
@@ -135,6 +163,12 @@ fn command_line() -> i32 {
         Some(Command::Describe { format }) => print_line(&describe(format)),
         Some(Command::Ask(args)) => ask(args),
         Some(Command::Answer { reply, file }) => answer(file, &reply),
+        Some(Command::Check {
+            paths,
+            format,
+            quiet,
+        }) => run_check(&paths, format, quiet),
+        Some(Command::Schema { name }) => print_line(&name.line()),
     }
 }
 
@@ -215,6 +249,23 @@ fn prompt(file: Option<PathBuf>) -> i32 {
             code
         }
         Err(err) => fail(&err),
+    }
+}
+
+fn run_check(paths: &[PathBuf], format: check::Format, quiet: bool) -> i32 {
+    use std::io::Write;
+    let reports = check::check_paths(paths);
+    let rendered = check::render(&reports, format, quiet);
+    let mut out = std::io::stdout().lock();
+    let _ = out
+        .write_all(rendered.stdout.as_bytes())
+        .and_then(|()| out.flush());
+    // The summary after the findings, as a person reading a terminal expects.
+    let _ = std::io::stderr().write_all(rendered.stderr.as_bytes());
+    if reports.iter().all(check::FileReport::is_valid) {
+        exit::OK
+    } else {
+        exit::ERROR
     }
 }
 

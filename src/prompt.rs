@@ -8,6 +8,7 @@ use crate::markdown::{bold_lines, escape_block, escape_inline};
 use crate::model::{Choice, Default, Kind, Prompt, Question};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PromptDocument {
     pub tool: String,
     pub version: u32,
@@ -25,6 +26,7 @@ pub struct PromptDocument {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PromptItem {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
@@ -48,6 +50,7 @@ pub struct PromptItem {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct OptionItem {
     pub id: String,
     pub label: String,
@@ -67,7 +70,7 @@ pub enum DefaultEcho {
 
 /// What a valid reply looks like, by kind.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase")]
+#[serde(tag = "type", rename_all = "lowercase", deny_unknown_fields)]
 pub enum AnswerFormat {
     Integer {
         min: usize,
@@ -89,6 +92,7 @@ pub enum AnswerFormat {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct IntegerRange {
     #[serde(rename = "type")]
     pub kind: String,

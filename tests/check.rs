@@ -1,0 +1,511 @@
+//! `ask_user check` through the binary: a tree of valid and invalid files in
+//! nested folders, unreadable entries and non-JSON files, in all three formats.
+
+use std::fs;
+use std::path::Path;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn ask_user(dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ask_user"));
+    command
+        .current_dir(dir)
+        .env_remove("TOOLBOX_ACTION")
+        // A FIFO opened by mistake would block: fail instead of hanging.
+        .timeout(Duration::from_secs(30));
+    command
+}
+
+fn printed(args: &[&str], input: &str) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_ask_user"))
+        .args(args)
+        .env_remove("TOOLBOX_ACTION")
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// tree/
+///   a-valid.json          toolbox input
+///   big.json              over 256 KiB             INPUT_TOO_LARGE
+///   dangling.json         symlink to nothing        READ_ERROR
+///   dir.json/c.json       a folder named *.json is searched
+///   fifo.json             a FIFO: reported, never opened  READ_ERROR
+///   notes.txt             not *.json: skipped
+///   .git/config.json      hidden: skipped
+///   sub/b-invalid.json    one option               INVALID_OPTIONS
+///   sub/prompt.json       a prompt document
+///   sub/deep/answer.json  an answer document
+///   sub/deep/error.json   an error document
+///   sub/deep/not-json.json                          INVALID_JSON
+fn make_tree(base: &Path) {
+    let tree = base.join("tree");
+    for dir in ["sub/deep", "dir.json", ".git"] {
+        fs::create_dir_all(tree.join(dir)).unwrap();
+    }
+    let valid_input = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"]}"#;
+    fs::write(tree.join("a-valid.json"), valid_input).unwrap();
+    fs::write(tree.join("big.json"), " ".repeat(300_000)).unwrap();
+    std::os::unix::fs::symlink("missing-target.json", tree.join("dangling.json")).unwrap();
+    fs::write(
+        tree.join("dir.json/c.json"),
+        r#"{"prompt":"Name?","type":"text"}"#,
+    )
+    .unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(tree.join("fifo.json"))
+        .status()
+        .unwrap();
+    assert!(status.success(), "mkfifo");
+    fs::write(tree.join("notes.txt"), "not json").unwrap();
+    fs::write(tree.join(".git/config.json"), "not json").unwrap();
+    fs::write(
+        tree.join("sub/b-invalid.json"),
+        r#"{"question":"Pick","options":["only one"]}"#,
+    )
+    .unwrap();
+    fs::write(
+        tree.join("sub/prompt.json"),
+        printed(&["prompt"], valid_input),
+    )
+    .unwrap();
+    fs::write(
+        tree.join("sub/deep/answer.json"),
+        r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["PostgreSQL"],"optionIds":["1"]}]}"#,
+    )
+    .unwrap();
+    let error = printed(&["prompt"], "[]");
+    assert!(error.contains(r#""status":"error""#));
+    fs::write(tree.join("sub/deep/error.json"), error).unwrap();
+    fs::write(tree.join("sub/deep/not-json.json"), "{\"question\": oops}").unwrap();
+}
+
+const TEXT_REPORT: &str = "\
+tree/big.json: INPUT_TOO_LARGE: the input is larger than 262144 bytes; send a shorter question
+tree/dangling.json: READ_ERROR: cannot read tree/dangling.json: it does not exist; pass a readable JSON file or - for stdin
+tree/fifo.json: READ_ERROR: cannot read tree/fifo.json: it is not a regular file (a FIFO, socket or device); check regular files only
+tree/sub/b-invalid.json: INVALID_OPTIONS: options must have at least 2 items (at options)
+tree/sub/deep/not-json.json: INVALID_JSON: the input is not valid JSON; send one JSON object (expected value at line 1 column 14)
+";
+
+#[test]
+fn text_format_lists_each_invalid_file_and_a_summary_on_stderr() {
+    let base = tempfile::tempdir().unwrap();
+    make_tree(base.path());
+    ask_user(base.path())
+        .args(["check", "tree"])
+        .assert()
+        .code(1)
+        .stdout(TEXT_REPORT)
+        .stderr("ask_user check: 10 files checked, 5 valid, 5 invalid\n");
+    // --quiet: the same failures, no summary.
+    ask_user(base.path())
+        .args(["check", "--quiet", "tree"])
+        .assert()
+        .code(1)
+        .stdout(TEXT_REPORT)
+        .stderr("");
+}
+
+#[test]
+fn json_format_lists_every_file_with_its_status() {
+    let base = tempfile::tempdir().unwrap();
+    make_tree(base.path());
+    let output = ask_user(base.path())
+        .args(["check", "--format", "json", "tree"])
+        .assert()
+        .code(1)
+        .stderr("")
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(output).unwrap();
+    assert!(
+        text.ends_with('\n') && text.matches('\n').count() == 1,
+        "{text}"
+    );
+    assert!(text.starts_with(
+        r#"{"tool":"ask_user","version":1,"status":"ok","valid":false,"counts":{"files":10,"valid":5,"invalid":5},"files":["#
+    ));
+    let report: Value = serde_json::from_str(&text).unwrap();
+    let files: Vec<(String, String, Value, Value)> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_string(),
+                f["status"].as_str().unwrap().to_string(),
+                f["kind"].clone(),
+                f["error"]["code"].clone(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("tree/a-valid.json", "valid", "input", Value::Null),
+        ("tree/big.json", "invalid", "", "INPUT_TOO_LARGE".into()),
+        ("tree/dangling.json", "invalid", "", "READ_ERROR".into()),
+        ("tree/dir.json/c.json", "valid", "input", Value::Null),
+        ("tree/fifo.json", "invalid", "", "READ_ERROR".into()),
+        (
+            "tree/sub/b-invalid.json",
+            "invalid",
+            "input",
+            "INVALID_OPTIONS".into(),
+        ),
+        ("tree/sub/deep/answer.json", "valid", "answer", Value::Null),
+        ("tree/sub/deep/error.json", "valid", "error", Value::Null),
+        (
+            "tree/sub/deep/not-json.json",
+            "invalid",
+            "",
+            "INVALID_JSON".into(),
+        ),
+        ("tree/sub/prompt.json", "valid", "prompt", Value::Null),
+    ];
+    let expected: Vec<(String, String, Value, Value)> = expected
+        .into_iter()
+        .map(|(path, status, kind, code)| {
+            let kind = if kind.is_empty() {
+                Value::Null
+            } else {
+                kind.into()
+            };
+            (path.to_string(), status.to_string(), kind, code)
+        })
+        .collect();
+    assert_eq!(files, expected);
+    // The error carries the same fields as an error document.
+    let invalid_options = &report["files"][5]["error"];
+    assert_eq!(
+        invalid_options,
+        &serde_json::json!({"code":"INVALID_OPTIONS","message":"options must have at least 2 items","path":"options"})
+    );
+    assert_eq!(
+        report["files"][8]["error"]["parseError"],
+        "expected value at line 1 column 14"
+    );
+
+    // --quiet lists only the failures; the counts stay whole.
+    let output = ask_user(base.path())
+        .args(["check", "--format=json", "-q", "tree"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let report: Value = serde_json::from_slice(&output).unwrap();
+    assert_eq!(report["counts"]["files"], 10);
+    let statuses: Vec<&str> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["invalid"; 5]);
+}
+
+#[test]
+fn github_format_prints_escaped_annotations() {
+    let base = tempfile::tempdir().unwrap();
+    make_tree(base.path());
+    ask_user(base.path())
+        .args(["check", "--format", "github", "tree"])
+        .assert()
+        .code(1)
+        .stdout(
+            "\
+::error file=tree/big.json,title=ask_user INPUT_TOO_LARGE::the input is larger than 262144 bytes; send a shorter question
+::error file=tree/dangling.json,title=ask_user READ_ERROR::cannot read tree/dangling.json: it does not exist; pass a readable JSON file or - for stdin
+::error file=tree/fifo.json,title=ask_user READ_ERROR::cannot read tree/fifo.json: it is not a regular file (a FIFO, socket or device); check regular files only
+::error file=tree/sub/b-invalid.json,title=ask_user INVALID_OPTIONS::options must have at least 2 items (at options)
+::error file=tree/sub/deep/not-json.json,title=ask_user INVALID_JSON::the input is not valid JSON; send one JSON object (expected value at line 1 column 14)
+",
+        )
+        .stderr("ask_user check: 10 files checked, 5 valid, 5 invalid\n");
+
+    // Properties escape % CR LF : and ,; the message escapes % CR LF.
+    let odd = base.path().join("odd");
+    fs::create_dir(&odd).unwrap();
+    fs::write(odd.join("a,b:c%\nd.json"), r#"{"question":"100%?"}"#).unwrap();
+    ask_user(base.path())
+        .args(["check", "--format", "github", "odd"])
+        .assert()
+        .code(1)
+        .stdout(
+            "::error file=odd/a%2Cb%3Ac%25%0Ad.json,title=ask_user MISSING_OPTIONS::\
+             options is required for a select question: give 2 to 20 choices (at options)\n",
+        );
+    // The text format keeps one line per file whatever the name holds.
+    ask_user(base.path())
+        .args(["check", "odd"])
+        .assert()
+        .code(1)
+        .stdout(
+            "odd/a,b:c%\\u{a}d.json: MISSING_OPTIONS: options is required for a select question: \
+             give 2 to 20 choices (at options)\n",
+        );
+}
+
+/// Many files are checked on several threads; the report keeps walking order.
+#[test]
+fn many_files_keep_their_order() {
+    let base = tempfile::tempdir().unwrap();
+    let many = base.path().join("many");
+    fs::create_dir(&many).unwrap();
+    let mut expected = String::new();
+    for i in 0..1200 {
+        let name = format!("{i:04}.json");
+        if i % 97 == 0 {
+            fs::write(
+                many.join(&name),
+                format!(r#"{{"question":"Q{i}?","options":["x"]}}"#),
+            )
+            .unwrap();
+            expected.push_str(&format!(
+                "many/{name}: INVALID_OPTIONS: options must have at least 2 items (at options)\n"
+            ));
+        } else {
+            fs::write(
+                many.join(&name),
+                format!(r#"{{"question":"Q{i}?","options":["x","y"]}}"#),
+            )
+            .unwrap();
+        }
+    }
+    ask_user(base.path())
+        .args(["check", "many"])
+        .assert()
+        .code(1)
+        .stdout(expected)
+        .stderr("ask_user check: 1200 files checked, 1187 valid, 13 invalid\n");
+}
+
+#[test]
+fn all_valid_exits_zero() {
+    let inputs = Path::new(ROOT).join("tests/check/inputs");
+    let count = fs::read_dir(&inputs).unwrap().count();
+    ask_user(Path::new(ROOT))
+        .args(["check", "tests/check/inputs"])
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr(format!("ask_user check: {count} files valid\n"));
+    ask_user(Path::new(ROOT))
+        .args(["check", "-q", "tests/check/inputs"])
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("");
+    ask_user(Path::new(ROOT))
+        .args(["check", "--format", "github", "tests/check/inputs"])
+        .assert()
+        .code(0)
+        .stdout("");
+}
+
+#[test]
+fn every_broken_document_is_rejected_with_a_field_path() {
+    let broken = Path::new(ROOT).join("tests/check/broken");
+    let output = ask_user(Path::new(ROOT))
+        .args(["check", "--format", "json"])
+        .arg(&broken)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let report: Value = serde_json::from_slice(&output).unwrap();
+    assert_eq!(report["counts"]["valid"], 0, "{report}");
+    for file in report["files"].as_array().unwrap() {
+        let error = &file["error"];
+        assert!(error["message"].as_str().is_some_and(|m| !m.is_empty()));
+        // Only a top-level array has no field to point at.
+        if !file["path"].as_str().unwrap().ends_with("input/array.json") {
+            assert!(error["path"].is_string(), "{file}");
+        }
+    }
+}
+
+/// Rules that only the checker can see (a schema cannot count options).
+#[test]
+fn documents_that_the_binary_would_not_print_are_rejected() {
+    let single = printed(
+        &["prompt"],
+        r#"{"question":"Pick","options":["a","b","c"],"default":"b"}"#,
+    );
+    let multi = printed(
+        &["prompt"],
+        r#"{"question":"Pick","options":["a","b","c"],"multi_select":true,"default":["a","c"]}"#,
+    );
+    let cases = [
+        (
+            single.replacen(r#""id":"2""#, r#""id":"3""#, 1),
+            "prompt.options[1].id",
+            "option ids are 1, 2, … by position; this one must be \"2\", not \"3\"",
+        ),
+        (
+            single.replace(r#""max":3"#, r#""max":2"#),
+            "prompt.answer_format",
+            r#"answer_format does not match a single_select question with 3 options; it must be {"type":"integer","min":1,"max":3}"#,
+        ),
+        (
+            single.replace("(1-3).", "(1-9)."),
+            "prompt.answer_instructions",
+            "answer_instructions must be \"Reply with the option number (1-3).\" for this question",
+        ),
+        (
+            single.replace(r#""label":"c""#, r#""label":"A""#),
+            "prompt.options[2].label",
+            "option label \"A\" repeats an earlier one (ignoring case); make each label unique",
+        ),
+        (
+            single.replace(r#""default":"2""#, r#""default":"7""#),
+            "prompt.default",
+            "default must be an option id from 1 to 3, not \"7\"",
+        ),
+        (
+            multi.replace(r#"["1","3"]"#, r#"["3","1"]"#),
+            "prompt.default",
+            "default must list distinct option ids in option order",
+        ),
+        (
+            r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["a"],"optionIds":["1","2"]}]}"#.to_string(),
+            "answers[0].values",
+            "values must hold one label per option id, then the customText if any (2 values, not 1)",
+        ),
+        (
+            r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["a"]},{"questionId":"q1","values":["b"]}]}"#.to_string(),
+            "answers[1].questionId",
+            "question id \"q1\" is answered twice; one answer per question",
+        ),
+    ];
+    for (document, path, message) in cases {
+        ask_user(Path::new(ROOT))
+            .args(["check", "--format", "json", "-"])
+            .write_stdin(document.clone())
+            .assert()
+            .append_context("document", document)
+            .code(1)
+            .stdout(predicate::function(|out: &[u8]| {
+                let report: Value = serde_json::from_slice(out).unwrap();
+                let error = &report["files"][0]["error"];
+                error["code"] == "INVALID_FIELD"
+                    && error["path"] == path
+                    && error["message"] == message
+            }));
+    }
+}
+
+#[test]
+fn stdin_and_named_files_are_checked_whatever_their_name() {
+    let base = tempfile::tempdir().unwrap();
+    fs::write(base.path().join("notes.txt"), "plain text").unwrap();
+    ask_user(base.path())
+        .args(["check", "-"])
+        .write_stdin(r#"{"question":"Ok?","type":"confirm"}"#)
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("ask_user check: 1 file valid\n");
+    ask_user(base.path())
+        .args(["check", "notes.txt", "-", "missing.json"])
+        .write_stdin("{}")
+        .assert()
+        .code(1)
+        .stdout(
+            "notes.txt: INVALID_JSON: the input is not valid JSON; send one JSON object (expected value at line 1 column 1)\n\
+             -: MISSING_QUESTION: the input has no question; add a \"question\" string (or a \"questions\" array) (at question)\n\
+             missing.json: READ_ERROR: cannot read missing.json: it does not exist; pass a readable JSON file or - for stdin\n",
+        )
+        .stderr("ask_user check: 3 files checked, 0 valid, 3 invalid\n");
+}
+
+#[test]
+fn a_file_without_read_permission_is_reported() {
+    use std::os::unix::fs::PermissionsExt;
+    let base = tempfile::tempdir().unwrap();
+    let locked = base.path().join("locked.json");
+    fs::write(&locked, "{}").unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    if fs::read(&locked).is_ok() {
+        // Root reads it anyway; the dangling link and the FIFO above cover READ_ERROR.
+        eprintln!("skipped: running as root, chmod 000 does not stop reads");
+        return;
+    }
+    ask_user(base.path())
+        .args(["check", "."])
+        .assert()
+        .code(1)
+        .stdout("locked.json: READ_ERROR: cannot read locked.json: permission was denied; pass a readable JSON file or - for stdin\n");
+}
+
+#[test]
+fn an_empty_folder_passes_with_a_notice() {
+    let base = tempfile::tempdir().unwrap();
+    ask_user(base.path())
+        .args(["check", "."])
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("ask_user check: no JSON files found\n");
+    ask_user(base.path())
+        .args(["check", "--format", "json", "."])
+        .assert()
+        .code(0)
+        .stdout(
+            r#"{"tool":"ask_user","version":1,"status":"ok","valid":true,"counts":{"files":0,"valid":0,"invalid":0},"files":[]}
+"#,
+        );
+}
+
+#[test]
+fn usage_errors_exit_two_with_nothing_on_stdout() {
+    let here = Path::new(ROOT);
+    ask_user(here)
+        .arg("check")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "the following required arguments were not provided",
+        ));
+    ask_user(here)
+        .args(["check", "--format", "xml", "."])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "invalid value 'xml' for '--format",
+        ));
+    ask_user(here)
+        .args(["check", "--colour", "."])
+        .assert()
+        .code(2)
+        .stdout("");
+    ask_user(here)
+        .args(["check", "--help"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("--format <FORMAT>"));
+}
+
+/// A label that carries terminal escapes reaches the report only as visible text.
+#[test]
+fn text_report_shows_control_characters_escaped() {
+    ask_user(Path::new(ROOT))
+        .args(["check", "-"])
+        .write_stdin(r#"{"question":"Pick","options":["\u001b[2Jred","\u001b[2JRED"]}"#)
+        .assert()
+        .code(1)
+        .stdout(
+            "-: INVALID_OPTIONS: option label \"\\u{1b}[2JRED\" repeats option 1 (labels are compared ignoring case); \
+             make each label unique (at options[1])\n",
+        );
+}
