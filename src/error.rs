@@ -66,6 +66,8 @@ pub enum AskError {
     #[error("{0}")]
     NoTty(Detail),
     #[error("{0}")]
+    NoElicitation(Detail),
+    #[error("{0}")]
     InvalidReply(Detail),
     #[error("{0}")]
     ReadError(Detail),
@@ -75,7 +77,7 @@ pub enum AskError {
 
 impl AskError {
     /// Every code, in the documented order (README, schema).
-    pub const CODES: [&'static str; 14] = [
+    pub const CODES: [&'static str; 15] = [
         "INVALID_JSON",
         "INVALID_INPUT",
         "INPUT_TOO_LARGE",
@@ -87,6 +89,7 @@ impl AskError {
         "INVALID_FIELD",
         "UNKNOWN_ACTION",
         "NO_TTY",
+        "NO_ELICITATION",
         "INVALID_REPLY",
         "READ_ERROR",
         "INTERNAL_ERROR",
@@ -105,6 +108,7 @@ impl AskError {
             AskError::InvalidField(_) => "INVALID_FIELD",
             AskError::UnknownAction(_) => "UNKNOWN_ACTION",
             AskError::NoTty(_) => "NO_TTY",
+            AskError::NoElicitation(_) => "NO_ELICITATION",
             AskError::InvalidReply(_) => "INVALID_REPLY",
             AskError::ReadError(_) => "READ_ERROR",
             AskError::InternalError(_) => "INTERNAL_ERROR",
@@ -124,6 +128,7 @@ impl AskError {
             | AskError::InvalidField(d)
             | AskError::UnknownAction(d)
             | AskError::NoTty(d)
+            | AskError::NoElicitation(d)
             | AskError::InvalidReply(d)
             | AskError::ReadError(d)
             | AskError::InternalError(d) => d,
