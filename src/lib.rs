@@ -7,6 +7,7 @@ pub mod describe;
 pub mod error;
 pub mod input;
 pub mod markdown;
+pub mod mcp;
 pub mod model;
 pub mod prompt;
 

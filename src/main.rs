@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 use ask_user::describe::{Format, describe};
 use ask_user::error::{AskError, Detail};
+use ask_user::mcp::Fallback;
 use ask_user::{exit, print_document};
 
 #[derive(Parser)]
@@ -39,6 +40,16 @@ enum Command {
         /// Which host's tool format to print.
         #[arg(long, value_enum, default_value = "amp")]
         format: Format,
+    },
+    /// Serve MCP over stdio: one tool, ask_user, asked through the client's forms.
+    Mcp {
+        /// What to do when the client cannot show a form.
+        #[arg(long, value_enum, default_value = "prompt")]
+        fallback: Fallback,
+        /// Seconds to wait for the person when the input gives no timeout.
+        #[arg(long, value_name = "SECONDS", default_value_t = 300,
+              value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        timeout: u64,
     },
 }
 
@@ -85,6 +96,7 @@ fn command_line() -> i32 {
         }
         Some(Command::Prompt { file }) => prompt(file),
         Some(Command::Describe { format }) => print_line(&describe(format)),
+        Some(Command::Mcp { fallback, timeout }) => mcp(fallback, timeout),
     }
 }
 
@@ -95,6 +107,20 @@ fn prompt(file: Option<PathBuf>) -> i32 {
             exit::OK
         }
         Err(err) => fail(&err),
+    }
+}
+
+fn mcp(fallback: Fallback, timeout: u64) -> i32 {
+    let options = ask_user::mcp::Options {
+        fallback,
+        default_timeout: std::time::Duration::from_secs(timeout),
+    };
+    match ask_user::mcp::serve(options) {
+        Ok(()) => exit::OK,
+        Err(e) => {
+            eprintln!("ask_user mcp: {e}");
+            exit::ERROR
+        }
     }
 }
 
