@@ -111,6 +111,8 @@ fn prompt(file: Option<PathBuf>) -> i32 {
 }
 
 fn mcp(fallback: Fallback, timeout: u64) -> i32 {
+    ask_user::set_stdout_is_protocol();
+    debug_panic_trigger_in("mcp");
     let options = ask_user::mcp::Options {
         fallback,
         default_timeout: std::time::Duration::from_secs(timeout),
@@ -139,7 +141,13 @@ fn print_line(line: &str) -> i32 {
 /// Lets the tests prove that a panic becomes INTERNAL_ERROR (there is no
 /// other way to make this binary panic on purpose).
 fn debug_panic_trigger() {
-    if std::env::var_os("ASK_USER_DEBUG_PANIC").is_some_and(|v| v == "1") {
+    debug_panic_trigger_in("1");
+}
+
+/// `ASK_USER_DEBUG_PANIC=mcp` panics once the mcp face owns stdout, to prove
+/// the panic report stays off the protocol stream.
+fn debug_panic_trigger_in(stage: &str) {
+    if std::env::var_os("ASK_USER_DEBUG_PANIC").is_some_and(|v| v == stage) {
         panic!("panic requested by ASK_USER_DEBUG_PANIC");
     }
 }

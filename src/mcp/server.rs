@@ -4,10 +4,10 @@ use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, ElicitRequest,
-    ElicitRequestParams, ElicitResult, ElicitationAction, Implementation, InitializeResult,
-    InputRequest, InputRequiredResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig, ServerRequest, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, CustomRequest,
+    CustomResult, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ErrorCode,
+    Implementation, InitializeResult, InputRequest, InputRequiredResult, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, ServerRequest, Tool,
 };
 use rmcp::service::{PeerRequestOptions, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -55,6 +55,21 @@ impl ServerHandler for AskUserServer {
                 .into(),
         );
         info
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        Err(McpError::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!(
+                "Method not found: {}; this server answers tools/list and tools/call",
+                request.method
+            ),
+            None,
+        ))
     }
 
     async fn list_tools(

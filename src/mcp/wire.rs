@@ -8,7 +8,7 @@
 //! each message stays one whole line on stdout.
 
 use rmcp::ServiceExt;
-use rmcp::model::ClientJsonRpcMessage;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, JsonRpcRequest};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -62,10 +62,51 @@ enum Verdict {
     Drop,
 }
 
+/// Methods rmcp knows. A request for one of them that rmcp still reads as a
+/// custom request had params of the wrong shape.
+const STANDARD_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "completion/complete",
+    "logging/setLevel",
+    "prompts/get",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "subscriptions/listen",
+    "tools/call",
+    "tools/list",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+];
+
+fn invalid_params(id: Value, method: &str) -> Verdict {
+    Verdict::Reply(error_line(
+        id,
+        INVALID_PARAMS,
+        format!(
+            "Invalid params: the params of {method} do not have the shape the MCP schema gives"
+        ),
+    ))
+}
+
 fn classify(line: &[u8]) -> Verdict {
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-    if serde_json::from_slice::<ClientJsonRpcMessage>(line).is_ok() {
-        return Verdict::Forward;
+    match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
+        Ok(JsonRpcMessage::Request(JsonRpcRequest {
+            id,
+            request: ClientRequest::CustomRequest(custom),
+            ..
+        })) if STANDARD_METHODS.contains(&custom.method.as_str()) => {
+            return invalid_params(serde_json::to_value(id).unwrap_or_default(), &custom.method);
+        }
+        Ok(_) => return Verdict::Forward,
+        Err(_) => {}
     }
     let value: Value = match serde_json::from_slice(line) {
         Ok(value) => value,
@@ -92,11 +133,7 @@ fn classify(line: &[u8]) -> Verdict {
     let version_ok = message.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
     match (id, method) {
         (None, Some(_)) if !message.contains_key("id") => Verdict::Drop,
-        (Some(id), Some(method)) if version_ok => Verdict::Reply(error_line(
-            id,
-            INVALID_PARAMS,
-            format!("Invalid params: the params of {method} do not have the shape the MCP schema gives"),
-        )),
+        (Some(id), Some(method)) if version_ok => invalid_params(id, method),
         (id, _) => Verdict::Reply(error_line(
             id.unwrap_or(Value::Null),
             INVALID_REQUEST,
