@@ -260,21 +260,20 @@ fn parse_multi(question: &Question, reply: &str) -> Option<Choice> {
         .split(|c: char| c == ',' || c == ';' || c.is_whitespace())
         .filter(|t| !t.is_empty() && !t.eq_ignore_ascii_case("and") && *t != "&")
         .collect();
-    if !tokens.is_empty() {
-        if let Some(numbers) = tokens
+    if !tokens.is_empty()
+        && let Some(numbers) = tokens
             .iter()
             .map(|t| option_number(t))
             .collect::<Option<Vec<_>>>()
-        {
-            let indices = numbers
-                .into_iter()
-                .map(|n| in_range(question, n))
-                .collect::<Option<Vec<_>>>()?;
-            return Some(Choice::Options {
-                indices,
-                other: None,
-            });
-        }
+    {
+        let indices = numbers
+            .into_iter()
+            .map(|n| in_range(question, n))
+            .collect::<Option<Vec<_>>>()?;
+        return Some(Choice::Options {
+            indices,
+            other: None,
+        });
     }
     // A whole label, then labels separated by commas ("PostgreSQL, Redis").
     if let Some(choice) = find_choice(&question.options, reply) {

@@ -28,10 +28,10 @@ pub fn escape_line_start(line: &str) -> String {
     }
     // "1." or "1)" would start an ordered list.
     let digits = escaped.chars().take_while(char::is_ascii_digit).count();
-    if digits > 0 {
-        if let Some(marker @ ('.' | ')')) = escaped[digits..].chars().next() {
-            return format!("{}\\{marker}{}", &escaped[..digits], &escaped[digits + 1..]);
-        }
+    if digits > 0
+        && let Some(marker @ ('.' | ')')) = escaped[digits..].chars().next()
+    {
+        return format!("{}\\{marker}{}", &escaped[..digits], &escaped[digits + 1..]);
     }
     escaped
 }

@@ -79,10 +79,10 @@ impl Question {
 
     /// Index of the option pre-selected in a UI: the default, else the first recommended one.
     pub fn preselected_index(&self) -> Option<usize> {
-        if let Some(Default::Options(ids)) = &self.default {
-            if let Some(first) = ids.first() {
-                return self.options.iter().position(|c| &c.id == first);
-            }
+        if let Some(Default::Options(ids)) = &self.default
+            && let Some(first) = ids.first()
+        {
+            return self.options.iter().position(|c| &c.id == first);
         }
         self.options.iter().position(|c| c.recommended)
     }

@@ -227,10 +227,8 @@ pub fn render_markdown(prompt: &Prompt) -> String {
         blocks.push(format!("## {}", escape_inline(title)));
     }
     let single = prompt.questions.len() == 1;
-    if !single {
-        if let Some(context) = &prompt.context {
-            blocks.push(escape_block(context));
-        }
+    if !single && let Some(context) = &prompt.context {
+        blocks.push(escape_block(context));
     }
     let total = prompt.questions.len();
     for (index, question) in prompt.questions.iter().enumerate() {
