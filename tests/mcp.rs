@@ -587,7 +587,7 @@ fn a_timeout_withdraws_the_form_and_reports_timed_out() {
     );
     let form = raw.next();
     assert_eq!(form["method"], "elicitation/create");
-    let mut seen = vec![raw.next(), raw.next()];
+    let mut seen = [raw.next(), raw.next()];
     seen.sort_by_key(|m| m.get("method").is_none());
     assert_eq!(seen[0]["method"], "notifications/cancelled");
     assert_eq!(seen[0]["params"]["requestId"], form["id"]);

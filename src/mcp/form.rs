@@ -167,10 +167,10 @@ impl Form {
                     None => Vec::new(),
                 };
                 for (option, _) in question.options.iter().enumerate() {
-                    if let Some(flag) = self.value(content, index, &Role::OptionFlag(option)) {
-                        if flag.as_bool()? {
-                            indices.push(option);
-                        }
+                    if let Some(flag) = self.value(content, index, &Role::OptionFlag(option))
+                        && flag.as_bool()?
+                    {
+                        indices.push(option);
                     }
                 }
                 let other = self
