@@ -46,6 +46,9 @@ enum Command {
         /// What to do when the client cannot show a form.
         #[arg(long, value_enum, default_value = "prompt")]
         fallback: Fallback,
+        /// Never ask through the client's forms; always use the fallback.
+        #[arg(long)]
+        no_elicitation: bool,
         /// Seconds to wait for the person when the input gives no timeout.
         #[arg(long, value_name = "SECONDS", default_value_t = 300,
               value_parser = clap::value_parser!(u64).range(1..=86_400))]
@@ -96,7 +99,15 @@ fn command_line() -> i32 {
         }
         Some(Command::Prompt { file }) => prompt(file),
         Some(Command::Describe { format }) => print_line(&describe(format)),
-        Some(Command::Mcp { fallback, timeout }) => mcp(fallback, timeout),
+        Some(Command::Mcp {
+            fallback,
+            no_elicitation,
+            timeout,
+        }) => mcp(ask_user::mcp::Options {
+            fallback,
+            elicitation: !no_elicitation,
+            default_timeout: std::time::Duration::from_secs(timeout),
+        }),
     }
 }
 
@@ -110,13 +121,9 @@ fn prompt(file: Option<PathBuf>) -> i32 {
     }
 }
 
-fn mcp(fallback: Fallback, timeout: u64) -> i32 {
+fn mcp(options: ask_user::mcp::Options) -> i32 {
     ask_user::set_stdout_is_protocol();
     debug_panic_trigger_in("mcp");
-    let options = ask_user::mcp::Options {
-        fallback,
-        default_timeout: std::time::Duration::from_secs(timeout),
-    };
     match ask_user::mcp::serve(options) {
         Ok(()) => exit::OK,
         Err(e) => {

@@ -345,6 +345,14 @@ fn python_sdk_without_elicitation_gets_each_fallback() {
                 .contains("ask them the question in the chat")
         );
 
+        // A client that declares forms but is told not to use them.
+        let never = json!({"server_args": ["mcp", "--no-elicitation"],
+                           "calls": [call(question.clone(), accept(json!({"q1": "1"})))]});
+        let out = python_scenario(mode, never).unwrap();
+        let result = &out["results"][0];
+        assert_eq!(result["forms"], json!([]), "no form was shown");
+        assert_eq!(result["structured"], expected);
+
         // No terminal face in this build (and no terminal under test): NO_TTY.
         let tty = json!({"elicit": false, "server_args": ["mcp", "--fallback", "tty"],
                          "calls": [call(question.clone(), json!(null))]});

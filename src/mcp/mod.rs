@@ -33,6 +33,9 @@ pub enum Fallback {
 #[derive(Debug, Clone)]
 pub struct Options {
     pub fallback: Fallback,
+    /// Whether to ask through the client's forms at all. Some clients
+    /// declare elicitation but never show the form (or decline it at once).
+    pub elicitation: bool,
     /// How long to wait for the person when the input gives no `timeout`.
     pub default_timeout: Duration,
 }
@@ -44,6 +47,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             fallback: Fallback::Prompt,
+            elicitation: true,
             default_timeout: DEFAULT_TIMEOUT,
         }
     }

@@ -102,7 +102,7 @@ impl ServerHandler for AskUserServer {
             .timeout_ms
             .map(Duration::from_millis)
             .unwrap_or(self.options.default_timeout);
-        if !client_shows_forms(&context) {
+        if !self.options.elicitation || !client_shows_forms(&context) {
             return Ok(reach_person(self.options.fallback, &prompt, timeout)
                 .await
                 .into());
