@@ -1,6 +1,8 @@
 //! Tool descriptions for each host (DESIGN §6). Static text: describe reads
 //! no stdin and touches no file, because hosts run it for every tool at start-up.
 
+use std::sync::OnceLock;
+
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -97,6 +99,18 @@ fn raw(text: &'static str) -> &'static RawValue {
     serde_json::from_str(text).expect("embedded schema is JSON")
 }
 
+static ANSWER_COMPACT: OnceLock<Box<RawValue>> = OnceLock::new();
+static RELAY_COMPACT: OnceLock<Box<RawValue>> = OnceLock::new();
+
+/// A pretty-printed schema file as one line of JSON, key order kept
+/// (serde_json's `preserve_order`): descriptions are printed on one line.
+fn compact(cell: &'static OnceLock<Box<RawValue>>, text: &'static str) -> &'static RawValue {
+    cell.get_or_init(|| {
+        let value: serde_json::Value = serde_json::from_str(text).expect("embedded schema is JSON");
+        serde_json::value::to_raw_value(&value).expect("a JSON value serializes")
+    })
+}
+
 /// The MCP Tool object for `ask_user`.
 pub fn mcp_tool() -> McpTool<'static> {
     McpTool {
@@ -106,7 +120,10 @@ pub fn mcp_tool() -> McpTool<'static> {
         input_schema: raw(TOOL_INPUT_SCHEMA),
         output_schema: McpOutputSchema {
             kind: "object",
-            any_of: [raw(ANSWER_SCHEMA), raw(MCP_RELAY_SCHEMA)],
+            any_of: [
+                compact(&ANSWER_COMPACT, ANSWER_SCHEMA),
+                compact(&RELAY_COMPACT, MCP_RELAY_SCHEMA),
+            ],
         },
         annotations: McpAnnotations {
             title: "Ask the user",
