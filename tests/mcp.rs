@@ -604,6 +604,29 @@ fn a_timeout_withdraws_the_form_and_reports_timed_out() {
 }
 
 #[test]
+fn a_waiting_call_reports_progress_when_asked() {
+    let mut raw = Raw::start(&["mcp", "--timeout", "2"]);
+    raw.initialize("2025-11-25", json!({"elicitation": {}}));
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            "_meta": {"progressToken": "tok"},
+            "name": "ask_user", "arguments": {"prompt": "Go?", "type": "confirm"}}})
+        .to_string(),
+    );
+    assert_eq!(raw.next()["method"], "elicitation/create");
+    let progress = raw.next();
+    assert_eq!(progress["method"], "notifications/progress", "{progress}");
+    assert_eq!(progress["params"]["progressToken"], "tok");
+    assert_eq!(progress["params"]["total"], 2.0);
+    assert!(
+        progress["params"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("waiting for the person")
+    );
+}
+
+#[test]
 fn a_2025_06_18_client_gets_enum_names_and_one_checkbox_per_option() {
     let mut raw = Raw::start(&["mcp"]);
     raw.initialize("2025-06-18", json!({"elicitation": {}}));

@@ -7,7 +7,8 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, CustomRequest,
     CustomResult, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ErrorCode,
     Implementation, InitializeResult, InputRequest, InputRequiredResult, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, ServerRequest, Tool,
+    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig,
+    ServerRequest, Tool,
 };
 use rmcp::service::{PeerRequestOptions, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -22,6 +23,11 @@ use crate::model::Prompt;
 
 /// The key of our one elicitation inside an `InputRequiredResult`.
 const INPUT_KEY: &str = "ask_user";
+/// A waiting call reports progress (when the client gave a progress token)
+/// about ten times over its timeout, 1 to 15 s apart.
+fn heartbeat_every(timeout: Duration) -> Duration {
+    (timeout / 10).clamp(Duration::from_secs(1), Duration::from_secs(15))
+}
 /// `requestState` carries the deadline of a 2026-07-28 call across its retry.
 const DEADLINE_PREFIX: &str = "deadline-ms:";
 
@@ -186,17 +192,37 @@ impl AskUserServer {
                 return reach_person(self.options.fallback, prompt, timeout).await;
             }
         };
-        let reply = tokio::select! {
-            reply = &mut handle.rx => reply,
-            () = tokio::time::sleep(timeout) => {
-                let _ = handle.cancel(Some("ask_user timed out waiting for the person".into())).await;
-                return timed_out();
-            }
-            () = context.ct.cancelled() => {
-                // The client gave up on this call: withdraw the form. rmcp
-                // sends no response for a cancelled request.
-                let _ = handle.cancel(Some("the tool call was cancelled".into())).await;
-                return result::answered(&AnswerDocument::unanswered(Unanswered::Cancelled));
+        let deadline = tokio::time::sleep(timeout);
+        tokio::pin!(deadline);
+        let started = tokio::time::Instant::now();
+        let every = heartbeat_every(timeout);
+        let mut heartbeat = tokio::time::interval_at(started + every, every);
+        let progress_token = context.meta.get_progress_token();
+        let reply = loop {
+            tokio::select! {
+                reply = &mut handle.rx => break reply,
+                () = &mut deadline => {
+                    let _ = handle.cancel(Some("ask_user timed out waiting for the person".into())).await;
+                    return timed_out();
+                }
+                () = context.ct.cancelled() => {
+                    // The client gave up on this call: withdraw the form. rmcp
+                    // sends no response for a cancelled request.
+                    let _ = handle.cancel(Some("the tool call was cancelled".into())).await;
+                    return result::answered(&AnswerDocument::unanswered(Unanswered::Cancelled));
+                }
+                _ = heartbeat.tick(), if progress_token.is_some() => {
+                    // Clients that reset their own timeout on progress keep
+                    // the call alive while the person thinks.
+                    let waited = started.elapsed().as_secs();
+                    let mut progress = ProgressNotificationParam::new(
+                        progress_token.clone().expect("guarded by the branch condition"),
+                        waited as f64,
+                    );
+                    progress.total = Some(timeout.as_secs() as f64);
+                    progress.message = Some(format!("waiting for the person ({waited} s)"));
+                    let _ = context.peer.notify_progress(progress).await;
+                }
             }
         };
         match reply {
@@ -236,6 +262,7 @@ impl AskUserServer {
         match reply {
             Some(_) if deadline.is_some_and(|d| now_ms() > d) => timed_out().into(),
             Some(reply) => outcome(prompt, &form, reply).into(),
+            None if deadline.is_some_and(|d| now_ms() > d) => timed_out().into(),
             None => {
                 let deadline = deadline.unwrap_or_else(|| now_ms() + timeout.as_millis() as u64);
                 let requests = BTreeMap::from([(
