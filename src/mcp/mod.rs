@@ -17,7 +17,6 @@ mod wire;
 use std::time::Duration;
 
 pub use fallback::ask_on_tty;
-pub use form::{Dialect, Form};
 
 /// What `tools/call` does when the client cannot show a form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
