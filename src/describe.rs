@@ -9,8 +9,11 @@ use serde_json::value::RawValue;
 /// Seed 003's flat schema plus `multi_select` and `allow_other`: one flat
 /// object schema is what every model provider handles.
 pub const TOOL_INPUT_SCHEMA: &str = include_str!("../schemas/tool-input.json");
-/// The answer document's schema: MCP's outputSchema.
+/// The answer document's schema.
 pub const ANSWER_SCHEMA: &str = crate::schema::ANSWER;
+/// The prompt document as the MCP face returns it when the client cannot show
+/// a form (`--fallback prompt`).
+pub const MCP_RELAY_SCHEMA: &str = include_str!("../schemas/mcp-relay.json");
 
 /// For hosts where the call returns at once with a prompt to relay.
 pub const RELAY_DESCRIPTION: &str = "Ask the person you are working for a structured question when a decision is theirs to make: ambiguous requirements, a trade-off between approaches, or before a destructive or irreversible step. Keep options few (2 to 4 is best, at most 20), short and distinct; put the recommended option first and mark it recommended: true; use context to say why you are asking. The result is JSON: show its rendered_markdown to the person and end your turn; their reply is an option number as answer_format describes. Never assume an answer they did not give.";
@@ -49,8 +52,18 @@ pub struct McpTool<'a> {
     #[serde(rename = "inputSchema")]
     pub input_schema: &'a RawValue,
     #[serde(rename = "outputSchema")]
-    pub output_schema: &'a RawValue,
+    pub output_schema: McpOutputSchema<'a>,
     pub annotations: McpAnnotations<'a>,
+}
+
+/// An answer document, or (fallback `prompt`) the prompt document to relay.
+/// MCP clients validate structuredContent against this, so it must admit both.
+#[derive(Serialize)]
+pub struct McpOutputSchema<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'a str,
+    #[serde(rename = "anyOf")]
+    pub any_of: [&'a RawValue; 2],
 }
 
 #[derive(Serialize)]
@@ -97,6 +110,11 @@ fn answer_schema() -> &'static RawValue {
     SCHEMA.get_or_init(|| raw(ANSWER_SCHEMA))
 }
 
+fn relay_schema() -> &'static RawValue {
+    static SCHEMA: OnceLock<Box<RawValue>> = OnceLock::new();
+    SCHEMA.get_or_init(|| raw(MCP_RELAY_SCHEMA))
+}
+
 /// The MCP Tool object for `ask_user`.
 pub fn mcp_tool() -> McpTool<'static> {
     McpTool {
@@ -104,7 +122,10 @@ pub fn mcp_tool() -> McpTool<'static> {
         title: "Ask the user",
         description: BLOCKING_DESCRIPTION,
         input_schema: input_schema(),
-        output_schema: answer_schema(),
+        output_schema: McpOutputSchema {
+            kind: "object",
+            any_of: [answer_schema(), relay_schema()],
+        },
         annotations: McpAnnotations {
             title: "Ask the user",
             read_only_hint: true,
@@ -149,7 +170,7 @@ mod tests {
 
     #[test]
     fn embedded_schemas_are_json_objects() {
-        for text in [TOOL_INPUT_SCHEMA, ANSWER_SCHEMA] {
+        for text in [TOOL_INPUT_SCHEMA, ANSWER_SCHEMA, MCP_RELAY_SCHEMA] {
             let value: serde_json::Value = serde_json::from_str(text).unwrap();
             assert!(value.is_object());
         }

@@ -68,6 +68,8 @@ pub enum AskError {
     #[error("{0}")]
     NoTty(Detail),
     #[error("{0}")]
+    NoElicitation(Detail),
+    #[error("{0}")]
     InvalidReply(Detail),
     #[error("{0}")]
     ReadError(Detail),
@@ -79,7 +81,7 @@ pub enum AskError {
 
 impl AskError {
     /// Every code, in the documented order (README, schema).
-    pub const CODES: [&'static str; 15] = [
+    pub const CODES: [&'static str; 16] = [
         "INVALID_JSON",
         "INVALID_INPUT",
         "INPUT_TOO_LARGE",
@@ -91,6 +93,7 @@ impl AskError {
         "INVALID_FIELD",
         "UNKNOWN_ACTION",
         "NO_TTY",
+        "NO_ELICITATION",
         "INVALID_REPLY",
         "READ_ERROR",
         "WEB_ERROR",
@@ -110,6 +113,7 @@ impl AskError {
             AskError::InvalidField(_) => "INVALID_FIELD",
             AskError::UnknownAction(_) => "UNKNOWN_ACTION",
             AskError::NoTty(_) => "NO_TTY",
+            AskError::NoElicitation(_) => "NO_ELICITATION",
             AskError::InvalidReply(_) => "INVALID_REPLY",
             AskError::ReadError(_) => "READ_ERROR",
             AskError::WebError(_) => "WEB_ERROR",
@@ -130,6 +134,7 @@ impl AskError {
             | AskError::InvalidField(d)
             | AskError::UnknownAction(d)
             | AskError::NoTty(d)
+            | AskError::NoElicitation(d)
             | AskError::InvalidReply(d)
             | AskError::ReadError(d)
             | AskError::WebError(d)

@@ -8,6 +8,7 @@ pub mod describe;
 pub mod error;
 pub mod input;
 pub mod markdown;
+pub mod mcp;
 pub mod model;
 pub mod prompt;
 pub mod sanitize;
@@ -17,6 +18,7 @@ pub mod web;
 
 use std::io::{self, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
@@ -111,7 +113,17 @@ pub fn print_line(line: &str) {
     let _ = out.write_all(&bytes).and_then(|()| out.flush());
 }
 
-/// Makes any panic print INTERNAL_ERROR on stdout and exit 1 (DESIGN §5).
+/// Set while stdout carries a protocol (MCP): a stray document there would
+/// corrupt the stream, so the panic hook then writes to stderr only.
+static STDOUT_IS_PROTOCOL: AtomicBool = AtomicBool::new(false);
+
+/// Marks stdout as a protocol stream for the rest of the run.
+pub fn set_stdout_is_protocol() {
+    STDOUT_IS_PROTOCOL.store(true, Ordering::SeqCst);
+}
+
+/// Makes any panic print INTERNAL_ERROR on stdout and exit 1 (DESIGN §5);
+/// in protocol mode the document goes to stderr instead.
 pub fn install_panic_handler() {
     std::panic::set_hook(Box::new(|info| {
         let what = info
@@ -123,7 +135,11 @@ pub fn install_panic_handler() {
         let err = AskError::InternalError(Detail::new(format!(
             "ask_user failed unexpectedly ({what}); this is a bug, please report it with the input"
         )));
-        print_document(&err.document());
+        if STDOUT_IS_PROTOCOL.load(Ordering::SeqCst) {
+            let _ = writeln!(io::stderr(), "{}", document_line(&err.document()));
+        } else {
+            print_document(&err.document());
+        }
         let _ = writeln!(io::stderr(), "ask_user: internal error: {what}");
         std::process::exit(exit::ERROR);
     }));

@@ -12,6 +12,7 @@ use ask_user::answer::resolve_replies;
 use ask_user::check;
 use ask_user::describe::{Format, describe};
 use ask_user::error::{AskError, Detail};
+use ask_user::mcp::Fallback;
 use ask_user::schema::Schema;
 use ask_user::tty::{Terminal, form_timeout};
 use ask_user::web::{WebOptions, ask_on_web, interrupt_on_signals};
@@ -87,6 +88,19 @@ enum Command {
         /// Which host's tool format to print.
         #[arg(long, value_enum, default_value = "amp")]
         format: Format,
+    },
+    /// Serve MCP over stdio: one tool, ask_user, asked through the client's forms.
+    Mcp {
+        /// What to do when the client cannot show a form.
+        #[arg(long, value_enum, default_value = "prompt")]
+        fallback: Fallback,
+        /// Never ask through the client's forms; always use the fallback.
+        #[arg(long)]
+        no_elicitation: bool,
+        /// Seconds to wait for the person when the input gives no timeout.
+        #[arg(long, value_name = "SECONDS", default_value_t = 300,
+              value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        timeout: u64,
     },
 }
 
@@ -169,6 +183,15 @@ fn command_line() -> i32 {
             quiet,
         }) => run_check(&paths, format, quiet),
         Some(Command::Schema { name }) => print_line(&name.line()),
+        Some(Command::Mcp {
+            fallback,
+            no_elicitation,
+            timeout,
+        }) => mcp(ask_user::mcp::Options {
+            fallback,
+            elicitation: !no_elicitation,
+            default_timeout: std::time::Duration::from_secs(timeout),
+        }),
     }
 }
 
@@ -269,6 +292,18 @@ fn run_check(paths: &[PathBuf], format: check::Format, quiet: bool) -> i32 {
     }
 }
 
+fn mcp(options: ask_user::mcp::Options) -> i32 {
+    ask_user::set_stdout_is_protocol();
+    debug_panic_trigger_in("mcp");
+    match ask_user::mcp::serve(options) {
+        Ok(()) => exit::OK,
+        Err(e) => {
+            eprintln!("ask_user mcp: {e}");
+            exit::ERROR
+        }
+    }
+}
+
 fn fail(err: &AskError) -> i32 {
     print_document(&err.document());
     exit::ERROR
@@ -282,7 +317,13 @@ fn print_line(line: &str) -> i32 {
 /// Lets the tests prove that a panic becomes INTERNAL_ERROR (there is no
 /// other way to make this binary panic on purpose).
 fn debug_panic_trigger() {
-    if std::env::var_os("ASK_USER_DEBUG_PANIC").is_some_and(|v| v == "1") {
+    debug_panic_trigger_in("1");
+}
+
+/// `ASK_USER_DEBUG_PANIC=mcp` panics once the mcp face owns stdout, to prove
+/// the panic report stays off the protocol stream.
+fn debug_panic_trigger_in(stage: &str) {
+    if std::env::var_os("ASK_USER_DEBUG_PANIC").is_some_and(|v| v == stage) {
         panic!("panic requested by ASK_USER_DEBUG_PANIC");
     }
 }

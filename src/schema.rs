@@ -78,6 +78,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_error_schema_lists_every_code() {
+        let schema: serde_json::Value = serde_json::from_str(ERROR).unwrap();
+        let codes = &schema["properties"]["error"]["properties"]["code"]["enum"];
+        assert_eq!(codes, &serde_json::json!(crate::error::AskError::CODES));
+    }
+
+    #[test]
     fn compact_keeps_strings_and_order() {
         let text = "{\n  \"b\": \"a  \\\" }\",\n  \"a\": [1, 2]\n}\n";
         assert_eq!(compact(text), r#"{"b":"a  \" }","a":[1,2]}"#);

@@ -97,9 +97,12 @@ fn describe_formats_for_other_hosts() {
     assert_eq!(mcp["name"], "ask_user");
     check_input_schema(&mcp["inputSchema"]);
     assert_eq!(mcp["outputSchema"]["type"], "object");
+    // The answer document, or (fallback prompt) the prompt document to relay.
+    let output = &mcp["outputSchema"]["anyOf"];
+    assert_eq!(output[0]["properties"]["timedOut"]["type"], "boolean");
     assert_eq!(
-        mcp["outputSchema"]["properties"]["timedOut"]["type"],
-        "boolean"
+        output[1]["properties"]["rendered_markdown"]["type"],
+        "string"
     );
     assert_eq!(mcp["annotations"]["readOnlyHint"], true);
     assert_eq!(mcp["annotations"]["destructiveHint"], false);

@@ -1,0 +1,69 @@
+//! The MCP face (`ask_user mcp`): an MCP server over stdio with one tool,
+//! `ask_user`, that asks the person through the client's own form
+//! (elicitation) and falls back honestly when the client has none.
+//!
+//! Built on the official Rust SDK, rmcp, which speaks both protocol eras:
+//! the `initialize` era (the server sends `elicitation/create` and waits) and
+//! 2026-07-28 (the server returns an `InputRequiredResult` and the client
+//! retries the call with the person's reply). [`wire`] sits between stdin and
+//! rmcp so that malformed traffic always gets a JSON-RPC error.
+
+mod fallback;
+mod form;
+mod result;
+mod server;
+mod wire;
+
+use std::time::Duration;
+
+pub use fallback::ask_on_tty;
+
+/// What `tools/call` does when the client cannot show a form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Fallback {
+    /// Return the prompt document: the model relays the question and ends its turn.
+    Prompt,
+    /// Ask on the terminal (/dev/tty) of the machine the server runs on.
+    Tty,
+    /// Return an error result (NO_ELICITATION) telling the model to ask in the chat.
+    Error,
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub fallback: Fallback,
+    /// Whether to ask through the client's forms at all. Some clients
+    /// declare elicitation but never show the form (or decline it at once).
+    pub elicitation: bool,
+    /// How long to wait for the person when the input gives no `timeout`.
+    pub default_timeout: Duration,
+}
+
+/// The wait when neither the input nor `--timeout` says otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            fallback: Fallback::Prompt,
+            elicitation: true,
+            default_timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+/// Serves MCP on stdin/stdout until stdin closes. stdout carries protocol
+/// only: from here on a panic reports on stderr.
+pub fn serve(options: Options) -> std::io::Result<()> {
+    crate::set_stdout_is_protocol();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(wire::serve_stdio(server::AskUserServer::new(options)))
+}
+
+/// Diagnostics for people: stderr only, one line each.
+fn log(message: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "ask_user mcp: {message}");
+}

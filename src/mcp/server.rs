@@ -1,0 +1,291 @@
+//! The rmcp handler: `tools/list` and `tools/call` for the one tool.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, CustomRequest,
+    CustomResult, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ErrorCode,
+    Implementation, InitializeResult, InputRequest, InputRequiredResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig,
+    ServerRequest, Tool,
+};
+use rmcp::service::{PeerRequestOptions, RequestContext};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::Value;
+
+use super::fallback::reach_person;
+use super::form::{Dialect, Form};
+use super::{Options, log, result};
+use crate::answer::{AnswerDocument, Unanswered};
+use crate::error::{AskError, Detail};
+use crate::model::Prompt;
+
+/// The key of our one elicitation inside an `InputRequiredResult`.
+const INPUT_KEY: &str = "ask_user";
+/// A waiting call reports progress (when the client gave a progress token)
+/// about ten times over its timeout, 1 to 15 s apart.
+fn heartbeat_every(timeout: Duration) -> Duration {
+    (timeout / 10).clamp(Duration::from_secs(1), Duration::from_secs(15))
+}
+/// `requestState` carries the deadline of a 2026-07-28 call across its retry.
+const DEADLINE_PREFIX: &str = "deadline-ms:";
+
+pub struct AskUserServer {
+    options: Options,
+    tool: Tool,
+}
+
+impl AskUserServer {
+    pub fn new(options: Options) -> Self {
+        AskUserServer {
+            options,
+            tool: describe_tool(),
+        }
+    }
+}
+
+/// The Tool object `ask_user describe --format mcp` prints.
+fn describe_tool() -> Tool {
+    let text = crate::describe::describe(crate::describe::Format::Mcp);
+    serde_json::from_str(&text).expect("describe's MCP tool is an rmcp Tool")
+}
+
+impl ServerHandler for AskUserServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = InitializeResult::new(ServerCapabilities::builder().enable_tools().build());
+        info.server_info =
+            Implementation::new(crate::TOOL_NAME, env!("CARGO_PKG_VERSION")).with_title("ask_user");
+        info.instructions = Some(
+            "One tool, ask_user: ask the person a structured question and wait for their answer."
+                .into(),
+        );
+        info
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        Err(McpError::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!(
+                "Method not found: {}; this server answers tools/list and tools/call",
+                request.method
+            ),
+            None,
+        ))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(vec![self.tool.clone()]))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        if request.name != crate::TOOL_NAME {
+            return Err(McpError::invalid_params(
+                format!(
+                    "unknown tool {:?}; this server has one tool, ask_user",
+                    request.name
+                ),
+                None,
+            ));
+        }
+        let prompt = match parse_arguments(request.arguments.clone()) {
+            Ok(prompt) => prompt,
+            Err(err) => return Ok(result::error(&err).into()),
+        };
+        let timeout = prompt
+            .timeout_ms
+            .map(Duration::from_millis)
+            .unwrap_or(self.options.default_timeout);
+        if !self.options.elicitation || !client_shows_forms(&context) {
+            return Ok(reach_person(self.options.fallback, &prompt, timeout)
+                .await
+                .into());
+        }
+        let version = context.protocol_version();
+        let form = Form::new(&prompt, Dialect::for_version(version.as_ref()));
+        if version.is_some_and(|v| !v.has_initialize()) {
+            Ok(self.ask_stateless(&prompt, form, &request, timeout))
+        } else {
+            Ok(self
+                .ask_and_wait(&prompt, form, &context, timeout)
+                .await
+                .into())
+        }
+    }
+}
+
+/// Arguments → model, exactly as the toolbox face reads its input.
+fn parse_arguments(arguments: Option<rmcp::model::JsonObject>) -> Result<Prompt, AskError> {
+    let value = arguments.map(Value::Object).unwrap_or(Value::Null);
+    crate::input::check_size(&serde_json::to_vec(&value).unwrap_or_default())?;
+    crate::input::parse_object(&crate::input::into_object(value)?)
+}
+
+/// Whether the client declared form elicitation (an empty `elicitation: {}` means form).
+fn client_shows_forms(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .client_capabilities()
+        .and_then(|caps| caps.elicitation)
+        .is_some_and(|e| e.form.is_some() || e.url.is_none())
+}
+
+fn elicit_request(form: Form) -> ElicitRequest {
+    ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: form.message,
+        requested_schema: form.schema,
+    })
+}
+
+/// The person's reply to the form → the tool result.
+fn outcome(prompt: &Prompt, form: &Form, reply: ElicitResult) -> CallToolResult {
+    match reply.action {
+        ElicitationAction::Accept => match form.read(prompt, reply.content.as_ref()) {
+            Ok(document) => result::answered(&document),
+            Err(err) => result::error(&err),
+        },
+        ElicitationAction::Decline => {
+            result::answered(&AnswerDocument::unanswered(Unanswered::Declined))
+        }
+        // Cancel, and any action a later revision adds: no answer.
+        _ => result::answered(&AnswerDocument::unanswered(Unanswered::Cancelled)),
+    }
+}
+
+fn timed_out() -> CallToolResult {
+    result::answered(&AnswerDocument::unanswered(Unanswered::TimedOut))
+}
+
+impl AskUserServer {
+    /// Initialize era: send `elicitation/create` and wait for the person, the
+    /// timeout, or the client's `notifications/cancelled`, whichever is first.
+    async fn ask_and_wait(
+        &self,
+        prompt: &Prompt,
+        form: Form,
+        context: &RequestContext<RoleServer>,
+        timeout: Duration,
+    ) -> CallToolResult {
+        let request = ServerRequest::ElicitRequest(elicit_request(form.clone()));
+        let mut handle = match context
+            .peer
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
+        {
+            Ok(handle) => handle,
+            Err(err) => {
+                log(format_args!(
+                    "could not send the form ({err}); using the fallback"
+                ));
+                return reach_person(self.options.fallback, prompt, timeout).await;
+            }
+        };
+        let deadline = tokio::time::sleep(timeout);
+        tokio::pin!(deadline);
+        let started = tokio::time::Instant::now();
+        let every = heartbeat_every(timeout);
+        let mut heartbeat = tokio::time::interval_at(started + every, every);
+        let progress_token = context.meta.get_progress_token();
+        let reply = loop {
+            tokio::select! {
+                reply = &mut handle.rx => break reply,
+                () = &mut deadline => {
+                    let _ = handle.cancel(Some("ask_user timed out waiting for the person".into())).await;
+                    return timed_out();
+                }
+                () = context.ct.cancelled() => {
+                    // The client gave up on this call: withdraw the form. rmcp
+                    // sends no response for a cancelled request.
+                    let _ = handle.cancel(Some("the tool call was cancelled".into())).await;
+                    return result::answered(&AnswerDocument::unanswered(Unanswered::Cancelled));
+                }
+                _ = heartbeat.tick(), if progress_token.is_some() => {
+                    // Clients that reset their own timeout on progress keep
+                    // the call alive while the person thinks.
+                    let waited = started.elapsed().as_secs();
+                    let mut progress = ProgressNotificationParam::new(
+                        progress_token.clone().expect("guarded by the branch condition"),
+                        waited as f64,
+                    );
+                    progress.total = Some(timeout.as_secs() as f64);
+                    progress.message = Some(format!("waiting for the person ({waited} s)"));
+                    let _ = context.peer.notify_progress(progress).await;
+                }
+            }
+        };
+        match reply {
+            Ok(Ok(ClientResult::ElicitResult(reply))) => outcome(prompt, &form, reply),
+            Ok(Ok(other)) => result::error(&AskError::InternalError(Detail::new(format!(
+                "the client answered the form with something else ({other:?}); ask the person in the chat instead"
+            )))),
+            Ok(Err(err)) => {
+                log(format_args!(
+                    "the client could not show the form ({err}); using the fallback"
+                ));
+                reach_person(self.options.fallback, prompt, timeout).await
+            }
+            Err(_) => result::error(&AskError::InternalError(Detail::new(
+                "the connection closed while waiting for the person",
+            ))),
+        }
+    }
+
+    /// 2026-07-28: no server-to-client requests. The first call returns the
+    /// form inside an `InputRequiredResult`; the client shows it and retries
+    /// the call with the reply. The deadline rides along in `requestState`,
+    /// so a reply that comes back after it counts as timed out.
+    fn ask_stateless(
+        &self,
+        prompt: &Prompt,
+        form: Form,
+        request: &CallToolRequestParams,
+        timeout: Duration,
+    ) -> CallToolResponse {
+        let reply = request
+            .input_responses
+            .as_ref()
+            .and_then(|responses| responses.get(INPUT_KEY))
+            .and_then(|value| serde_json::from_value::<ElicitResult>(value.clone()).ok());
+        let deadline = request.request_state.as_deref().and_then(parse_deadline);
+        match reply {
+            Some(_) if deadline.is_some_and(|d| now_ms() > d) => timed_out().into(),
+            Some(reply) => outcome(prompt, &form, reply).into(),
+            None if deadline.is_some_and(|d| now_ms() > d) => timed_out().into(),
+            None => {
+                let deadline = deadline.unwrap_or_else(|| now_ms() + timeout.as_millis() as u64);
+                let requests = BTreeMap::from([(
+                    INPUT_KEY.to_string(),
+                    InputRequest::Elicitation(elicit_request(form)),
+                )]);
+                InputRequiredResult::new(
+                    Some(requests),
+                    Some(format!("{DEADLINE_PREFIX}{deadline}")),
+                )
+                .into()
+            }
+        }
+    }
+}
+
+fn parse_deadline(state: &str) -> Option<u64> {
+    state.strip_prefix(DEADLINE_PREFIX)?.parse().ok()
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or_default()
+}

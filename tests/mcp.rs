@@ -1,0 +1,728 @@
+//! `ask_user mcp` driven by real clients: the official MCP Python SDK (both
+//! protocol eras), the official TypeScript SDK, and raw JSON-RPC lines for
+//! what no SDK will send (malformed traffic, cancellation, 2025-06-18 forms).
+//!
+//! The SDK clients are installed by .ci/setup-mcp.sh. When one is missing the
+//! test fails under CI and otherwise prints "skipped" and returns.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_ask_user");
+
+fn here() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp")
+}
+
+fn skip_or_fail(what: &str) {
+    if std::env::var_os("CI").is_some() {
+        panic!("{what} is missing; run .ci/setup-mcp.sh");
+    }
+    eprintln!("skipped: install {what} (run .ci/setup-mcp.sh)");
+}
+
+/// The interpreter that has the pinned `mcp` package: the setup script's
+/// venv, else ASK_USER_MCP_PYTHON, else python3 if it has it.
+fn python() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("ASK_USER_MCP_PYTHON").map(PathBuf::from),
+        Some(here().join(".venv/bin/python")),
+        Some(PathBuf::from("python3")),
+    ];
+    candidates.into_iter().flatten().find(|python| {
+        Command::new(python)
+            .args(["-c", "import mcp, mcp_types"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    })
+}
+
+/// Runs one scenario through tests/mcp/py_client.py; `None` when skipped.
+fn python_scenario(mode: &str, scenario: Value) -> Option<Value> {
+    let Some(python) = python() else {
+        skip_or_fail("the MCP Python SDK (pip install -r tests/mcp/requirements.txt)");
+        return None;
+    };
+    let mut scenario = scenario;
+    scenario["binary"] = json!(BIN);
+    scenario["mode"] = json!(mode);
+    let mut child = Command::new(python)
+        .arg(here().join("py_client.py"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python starts");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(scenario.to_string().as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "py_client failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(serde_json::from_slice(&output.stdout).expect("py_client prints JSON"))
+}
+
+fn call(arguments: Value, reply: Value) -> Value {
+    json!({"arguments": arguments, "reply": reply})
+}
+
+fn accept(content: Value) -> Value {
+    json!({"action": "accept", "content": content})
+}
+
+const MODES: [&str; 2] = ["legacy", "auto"];
+
+#[test]
+fn python_sdk_lists_the_one_tool_in_both_eras() {
+    let described: Value = serde_json::from_str(&ask_user::describe::describe(
+        ask_user::describe::Format::Mcp,
+    ))
+    .unwrap();
+    for (mode, version) in [("legacy", "2025-11-25"), ("auto", "2026-07-28")] {
+        let Some(out) = python_scenario(mode, json!({"calls": []})) else {
+            return;
+        };
+        assert_eq!(out["protocol_version"], version, "{mode}");
+        let tools = out["tools"].as_array().unwrap();
+        assert_eq!(tools.len(), 1);
+        let tool = &tools[0];
+        assert_eq!(tool["name"], "ask_user");
+        assert_eq!(tool["inputSchema"], described["inputSchema"]);
+        assert_eq!(tool["outputSchema"], described["outputSchema"]);
+        assert_eq!(tool["annotations"]["readOnlyHint"], true);
+        assert_eq!(tool["annotations"]["destructiveHint"], false);
+        assert_eq!(tool["annotations"]["openWorldHint"], false);
+    }
+}
+
+#[test]
+fn python_sdk_answers_every_kind_through_a_form_in_both_eras() {
+    for mode in MODES {
+        let scenario = json!({"calls": [
+            call(
+                json!({"question": "Which database?", "context": "For the cache.",
+                       "options": ["PostgreSQL", {"label": "SQLite", "recommended": true}],
+                       "allow_other": true}),
+                accept(json!({"q1": "2"})),
+            ),
+            call(
+                json!({"question": "Which database?", "options": ["PostgreSQL", "SQLite"], "allow_other": true}),
+                accept(json!({"q1.other": "DuckDB"})),
+            ),
+            call(
+                json!({"question": "Which checks?", "options": ["lint", "test", "bench"], "multi_select": true}),
+                accept(json!({"q1": ["3", "1"]})),
+            ),
+            call(
+                json!({"prompt": "Name the branch", "type": "text", "default": "main"}),
+                accept(json!({"q1": "feature/x"})),
+            ),
+            call(
+                json!({"prompt": "Deploy now?", "type": "confirm"}),
+                accept(json!({"q1": false})),
+            ),
+            call(
+                json!({"title": "Setup", "questions": [
+                    {"id": "lang", "question": "Language?", "options": ["Rust", "Go"]},
+                    {"id": "notes", "question": "Anything else?", "required": false}]}),
+                accept(json!({"lang": "1"})),
+            ),
+        ]});
+        let Some(out) = python_scenario(mode, scenario) else {
+            return;
+        };
+        let results = out["results"].as_array().unwrap();
+        for result in results {
+            assert_eq!(result["is_error"], false, "{mode}: {result}");
+            assert_eq!(result["structured"]["answered"], true, "{mode}: {result}");
+            assert_eq!(
+                result["forms"].as_array().unwrap().len(),
+                1,
+                "one form per call"
+            );
+            // The text block is the same document, on one line.
+            let text: Value = serde_json::from_str(result["texts"][0].as_str().unwrap()).unwrap();
+            assert_eq!(text, result["structured"]);
+        }
+        let answer = |i: usize| results[i]["structured"]["answers"].clone();
+        assert_eq!(
+            answer(0),
+            json!([{"questionId": "q1", "values": ["SQLite"], "optionIds": ["2"]}])
+        );
+        assert_eq!(
+            answer(1),
+            json!([{"questionId": "q1", "values": ["DuckDB"], "optionIds": [], "customText": "DuckDB"}])
+        );
+        assert_eq!(
+            answer(2),
+            json!([{"questionId": "q1", "values": ["lint", "bench"], "optionIds": ["1", "3"]}])
+        );
+        assert_eq!(
+            answer(3),
+            json!([{"questionId": "q1", "values": ["feature/x"]}])
+        );
+        assert_eq!(answer(4), json!([{"questionId": "q1", "values": ["no"]}]));
+        assert_eq!(
+            answer(5),
+            json!([{"questionId": "lang", "values": ["Rust"], "optionIds": ["1"]},
+                   {"questionId": "notes", "values": []}])
+        );
+
+        // The forms: titled enums (both SDK eras are 2025-11-25 or later),
+        // context in the message, Other as an optional string, defaults kept.
+        let form = |i: usize| results[i]["forms"][0].clone();
+        assert_eq!(form(0)["message"], "Which database?\n\nFor the cache.");
+        let schema = form(0)["requested_schema"].clone();
+        assert_eq!(
+            schema["properties"]["q1"]["oneOf"],
+            json!([{"const": "1", "title": "PostgreSQL"}, {"const": "2", "title": "SQLite (recommended)"}])
+        );
+        assert_eq!(schema["properties"]["q1.other"]["type"], "string");
+        assert!(
+            schema.get("required").is_none(),
+            "with Other, neither field alone is required"
+        );
+        let multi = form(2)["requested_schema"]["properties"]["q1"].clone();
+        assert_eq!(multi["type"], "array");
+        assert_eq!(
+            multi["items"]["anyOf"][2],
+            json!({"const": "3", "title": "bench"})
+        );
+        assert_eq!(multi["minItems"], 1);
+        let text = form(3)["requested_schema"].clone();
+        assert_eq!(text["properties"]["q1"]["default"], "main");
+        assert_eq!(text["required"], json!(["q1"]));
+        assert_eq!(
+            form(4)["requested_schema"]["properties"]["q1"]["type"],
+            "boolean"
+        );
+        let several = form(5).clone();
+        assert_eq!(
+            several["message"],
+            "Setup\n\nPlease answer the 2 questions below."
+        );
+        let keys: Vec<&String> = several["requested_schema"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(keys, ["lang", "notes"], "fields keep the question order");
+    }
+}
+
+#[test]
+fn python_sdk_decline_and_cancel_give_no_answer() {
+    for mode in MODES {
+        let question = json!({"question": "Proceed?", "options": ["yes, go", "no, stop"]});
+        let scenario = json!({"calls": [
+            call(question.clone(), json!({"action": "decline"})),
+            call(question, json!({"action": "cancel"})),
+        ]});
+        let Some(out) = python_scenario(mode, scenario) else {
+            return;
+        };
+        let declined = &out["results"][0];
+        assert_eq!(declined["is_error"], false);
+        assert_eq!(
+            declined["structured"],
+            json!({"tool": "ask_user", "version": 1, "status": "ok", "answered": false,
+                   "cancelled": true, "timedOut": false, "reason": "declined", "answers": []})
+        );
+        let cancelled = &out["results"][1];
+        assert_eq!(
+            cancelled["structured"],
+            json!({"tool": "ask_user", "version": 1, "status": "ok", "answered": false,
+                   "cancelled": true, "timedOut": false, "answers": []})
+        );
+    }
+}
+
+#[test]
+fn python_sdk_times_out_without_inventing_an_answer() {
+    for mode in MODES {
+        // The person answers after 1.5 s; the server waits 1 s.
+        let scenario = json!({"server_args": ["mcp", "--timeout", "1"], "calls": [
+            {"arguments": {"question": "Pick", "options": ["a", "b"], "default": "a"},
+             "reply": accept(json!({"q1": "2"})), "delay": 1.5},
+        ]});
+        let Some(out) = python_scenario(mode, scenario) else {
+            return;
+        };
+        let result = &out["results"][0];
+        assert_eq!(result["is_error"], false, "{mode}");
+        assert_eq!(result["structured"]["timedOut"], true, "{mode}: {result}");
+        assert_eq!(result["structured"]["answered"], false);
+        assert_eq!(result["structured"]["answers"], json!([]));
+    }
+}
+
+#[test]
+fn python_sdk_gets_invalid_input_as_an_error_result() {
+    for mode in MODES {
+        let scenario = json!({"calls": [
+            call(json!({"question": "Pick", "options": ["only one"]}), json!({"action": "cancel"})),
+            call(json!({"question": "Pick"}), json!({"action": "cancel"})),
+            call(json!({"question": "Pick", "options": ["a", "b"], "timeout": 5}), json!({"action": "cancel"})),
+        ]});
+        let Some(out) = python_scenario(mode, scenario) else {
+            return;
+        };
+        let expected = [
+            ("INVALID_OPTIONS", "options"),
+            ("MISSING_OPTIONS", "options"),
+            ("INVALID_FIELD", "timeout"),
+        ];
+        for (result, (code, path)) in out["results"].as_array().unwrap().iter().zip(expected) {
+            assert_eq!(result["is_error"], true, "{mode}: {result}");
+            assert_eq!(result["forms"], json!([]), "no form for invalid input");
+            let error = &result["structured"]["error"];
+            assert_eq!(error["code"], code);
+            assert_eq!(error["path"], path);
+            assert!(!error["message"].as_str().unwrap().is_empty());
+            let text: Value = serde_json::from_str(result["texts"][0].as_str().unwrap()).unwrap();
+            assert_eq!(text, result["structured"]);
+        }
+    }
+}
+
+#[test]
+fn python_sdk_without_elicitation_gets_each_fallback() {
+    let question = json!({"question": "Which database?", "options": ["PostgreSQL", "SQLite"]});
+    for mode in MODES {
+        let prompt = json!({"elicit": false, "calls": [call(question.clone(), json!(null))]});
+        let Some(out) = python_scenario(mode, prompt) else {
+            return;
+        };
+        let result = &out["results"][0];
+        assert_eq!(result["is_error"], false, "{mode}");
+        // Exactly what `ask_user prompt` prints for the same input.
+        let expected = Command::new(BIN)
+            .arg("prompt")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                child
+                    .stdin
+                    .take()
+                    .unwrap()
+                    .write_all(question.to_string().as_bytes())?;
+                child.wait_with_output()
+            })
+            .unwrap();
+        let expected: Value = serde_json::from_slice(&expected.stdout).unwrap();
+        assert_eq!(result["structured"], expected);
+        assert!(
+            result["texts"][1]
+                .as_str()
+                .unwrap()
+                .contains("end your turn")
+        );
+
+        let error = json!({"elicit": false, "server_args": ["mcp", "--fallback", "error"],
+                           "calls": [call(question.clone(), json!(null))]});
+        let out = python_scenario(mode, error).unwrap();
+        let result = &out["results"][0];
+        assert_eq!(result["is_error"], true);
+        assert_eq!(result["structured"]["error"]["code"], "NO_ELICITATION");
+        assert!(
+            result["structured"]["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("ask them the question in the chat")
+        );
+
+        // A client that declares forms but is told not to use them.
+        let never = json!({"server_args": ["mcp", "--no-elicitation"],
+                           "calls": [call(question.clone(), accept(json!({"q1": "1"})))]});
+        let out = python_scenario(mode, never).unwrap();
+        let result = &out["results"][0];
+        assert_eq!(result["forms"], json!([]), "no form was shown");
+        assert_eq!(result["structured"], expected);
+
+        // No terminal face in this build (and no terminal under test): NO_TTY.
+        let tty = json!({"elicit": false, "server_args": ["mcp", "--fallback", "tty"],
+                         "calls": [call(question.clone(), json!(null))]});
+        let out = python_scenario(mode, tty).unwrap();
+        let result = &out["results"][0];
+        assert_eq!(result["is_error"], true);
+        assert_eq!(result["structured"]["error"]["code"], "NO_TTY");
+    }
+}
+
+#[test]
+fn typescript_sdk_asks_and_reads_decline() {
+    let script = here().join("ts_client.mjs");
+    if !here()
+        .join("node_modules/@modelcontextprotocol/sdk")
+        .is_dir()
+    {
+        skip_or_fail("the MCP TypeScript SDK (npm ci in tests/mcp)");
+        return;
+    }
+    let output = Command::new("node")
+        .arg(&script)
+        .arg(BIN)
+        .current_dir(here())
+        .output()
+        .expect("node runs");
+    assert!(
+        output.status.success(),
+        "ts_client failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let out: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(out["server"]["name"], "ask_user");
+    assert_eq!(out["tools"][0]["name"], "ask_user");
+    assert_eq!(
+        out["forms"][0]["requestedSchema"]["properties"]["q1"]["oneOf"][1],
+        json!({"const": "2", "title": "SQLite"})
+    );
+    assert_eq!(
+        out["results"][0],
+        json!({"isError": false, "structured": {"tool": "ask_user", "version": 1, "status": "ok",
+            "answered": true, "cancelled": false, "timedOut": false,
+            "answers": [{"questionId": "q1", "values": ["SQLite"], "optionIds": ["2"]}]}})
+    );
+    assert_eq!(out["results"][1]["structured"]["reason"], "declined");
+}
+
+// ---- raw JSON-RPC over stdio ----
+
+/// The server as a child process, read line by line on a thread.
+struct Raw {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Raw {
+    fn start(args: &[&str]) -> Raw {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Raw {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        self.stdin.write_all(line.as_bytes()).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The next message; every stdout line must be one JSON-RPC message.
+    fn next(&self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the server answers within 10 s");
+        let value: Value = serde_json::from_str(&line).expect("stdout carries JSON only");
+        assert_eq!(value["jsonrpc"], "2.0", "{line}");
+        value
+    }
+
+    fn initialize(&mut self, version: &str, capabilities: Value) {
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": version, "capabilities": capabilities,
+                "clientInfo": {"name": "raw", "version": "0"}}})
+            .to_string(),
+        );
+        let reply = self.next();
+        assert_eq!(reply["id"], 0);
+        assert_eq!(reply["result"]["protocolVersion"], version);
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+
+    fn ping(&mut self, id: u64) {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string());
+        assert_eq!(
+            self.next(),
+            json!({"jsonrpc": "2.0", "id": id, "result": {}})
+        );
+    }
+}
+
+impl Drop for Raw {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn malformed_traffic_gets_json_rpc_errors_and_the_server_goes_on() {
+    let mut raw = Raw::start(&["mcp"]);
+    raw.initialize("2025-11-25", json!({}));
+    let cases: [(&str, Value, i64); 9] = [
+        ("{not json", Value::Null, -32700),
+        ("\u{1}\u{2}", Value::Null, -32700),
+        ("[1, 2, 3]", Value::Null, -32600),
+        (r#"{"id": 5, "method": "tools/list"}"#, json!(5), -32600),
+        (
+            r#"{"jsonrpc": "2.0", "id": {"x": 1}, "method": "ping"}"#,
+            Value::Null,
+            -32600,
+        ),
+        (
+            r#"{"jsonrpc": "2.0", "id": 11, "method": "no/such/method"}"#,
+            json!(11),
+            -32601,
+        ),
+        (
+            r#"{"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": {"name": 5}}"#,
+            json!(12),
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc": "2.0", "id": "s", "method": "tools/call", "params": {"name": "ask_user", "arguments": [1]}}"#,
+            json!("s"),
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc": "2.0", "id": 14, "method": "tools/call", "params": {"name": "other"}}"#,
+            json!(14),
+            -32602,
+        ),
+    ];
+    for (i, (line, id, code)) in cases.into_iter().enumerate() {
+        raw.send(line);
+        let reply = raw.next();
+        assert_eq!(reply["id"], id, "{line}");
+        assert_eq!(reply["error"]["code"], code, "{line}: {reply}");
+        assert!(!reply["error"]["message"].as_str().unwrap().is_empty());
+        raw.ping(100 + i as u64);
+    }
+
+    // A malformed notification gets no answer (JSON-RPC never answers those).
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":[]}}"#);
+    raw.ping(200);
+
+    // A line over the 4 MiB limit is skipped whole and answered with an error.
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":300,"method":"tools/call","params":{{"name":"ask_user","arguments":{{"question":"{}"}}}}}}"#,
+        "x".repeat(5 * 1024 * 1024)
+    );
+    raw.send(&huge);
+    let reply = raw.next();
+    assert_eq!(reply["error"]["code"], -32600);
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("longer than")
+    );
+    raw.ping(301);
+
+    // Large but within the line limit: the tool's own INPUT_TOO_LARGE, as an error result.
+    let large = json!({"jsonrpc": "2.0", "id": 400, "method": "tools/call", "params": {
+        "name": "ask_user", "arguments": {"question": "q", "options": ["a", "b"],
+        "context": "y".repeat(300_000)}}});
+    raw.send(&large.to_string());
+    let reply = raw.next();
+    assert_eq!(reply["id"], 400);
+    assert_eq!(reply["result"]["isError"], true);
+    assert_eq!(
+        reply["result"]["structuredContent"]["error"]["code"],
+        "INPUT_TOO_LARGE"
+    );
+    raw.ping(401);
+}
+
+#[test]
+fn client_cancellation_stops_the_wait_and_withdraws_the_form() {
+    let mut raw = Raw::start(&["mcp"]);
+    raw.initialize("2025-11-25", json!({"elicitation": {"form": {}}}));
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+            "name": "ask_user", "arguments": {"question": "Pick", "options": ["a", "b"]}}})
+        .to_string(),
+    );
+    let form = raw.next();
+    assert_eq!(form["method"], "elicitation/create");
+    let form_id = form["id"].clone();
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user pressed stop"}}"#);
+    let withdrawn = raw.next();
+    assert_eq!(
+        withdrawn["method"], "notifications/cancelled",
+        "{withdrawn}"
+    );
+    assert_eq!(withdrawn["params"]["requestId"], form_id);
+    // No response for the cancelled call: the next line is the ping's.
+    raw.ping(8);
+}
+
+#[test]
+fn a_timeout_withdraws_the_form_and_reports_timed_out() {
+    let mut raw = Raw::start(&["mcp", "--timeout", "1"]);
+    raw.initialize("2025-11-25", json!({"elicitation": {}}));
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "ask_user", "arguments": {"prompt": "Go?", "type": "confirm"}}})
+        .to_string(),
+    );
+    let form = raw.next();
+    assert_eq!(form["method"], "elicitation/create");
+    let mut seen = [raw.next(), raw.next()];
+    seen.sort_by_key(|m| m.get("method").is_none());
+    assert_eq!(seen[0]["method"], "notifications/cancelled");
+    assert_eq!(seen[0]["params"]["requestId"], form["id"]);
+    assert_eq!(seen[1]["id"], 3);
+    assert_eq!(seen[1]["result"]["structuredContent"]["timedOut"], true);
+}
+
+#[test]
+fn a_waiting_call_reports_progress_when_asked() {
+    let mut raw = Raw::start(&["mcp", "--timeout", "2"]);
+    raw.initialize("2025-11-25", json!({"elicitation": {}}));
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            "_meta": {"progressToken": "tok"},
+            "name": "ask_user", "arguments": {"prompt": "Go?", "type": "confirm"}}})
+        .to_string(),
+    );
+    assert_eq!(raw.next()["method"], "elicitation/create");
+    let progress = raw.next();
+    assert_eq!(progress["method"], "notifications/progress", "{progress}");
+    assert_eq!(progress["params"]["progressToken"], "tok");
+    assert_eq!(progress["params"]["total"], 2.0);
+    assert!(
+        progress["params"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("waiting for the person")
+    );
+}
+
+#[test]
+fn a_2025_06_18_client_gets_enum_names_and_one_checkbox_per_option() {
+    let mut raw = Raw::start(&["mcp"]);
+    raw.initialize("2025-06-18", json!({"elicitation": {}}));
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "ask_user", "arguments": {"questions": [
+                {"id": "db", "question": "Database?", "options": ["2", "1"]},
+                {"id": "checks", "question": "Checks?", "options": [{"label": "lint", "description": "fast"}, "test"], "type": "multi-select"}]}}})
+        .to_string(),
+    );
+    let form = raw.next();
+    assert_eq!(form["method"], "elicitation/create");
+    let schema = &form["params"]["requestedSchema"];
+    assert_eq!(
+        schema["properties"]["db"],
+        json!({"type": "string", "title": "Database?", "enum": ["2", "1"], "enumNames": ["2", "1"]})
+    );
+    assert_eq!(
+        schema["properties"]["checks.1"],
+        json!({"type": "boolean", "title": "Checks?: lint", "description": "fast", "default": false})
+    );
+    assert_eq!(schema["properties"]["checks.2"]["title"], "Checks?: test");
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": form["id"], "result": {"action": "accept",
+            "content": {"db": "1", "checks.1": false, "checks.2": true}}})
+        .to_string(),
+    );
+    let reply = raw.next();
+    assert_eq!(reply["id"], 1);
+    assert_eq!(
+        reply["result"]["structuredContent"]["answers"],
+        json!([{"questionId": "db", "values": ["1"], "optionIds": ["2"]},
+               {"questionId": "checks", "values": ["test"], "optionIds": ["2"]}])
+    );
+}
+
+#[test]
+fn a_reply_that_answers_nothing_is_invalid_reply() {
+    let mut raw = Raw::start(&["mcp"]);
+    raw.initialize("2025-11-25", json!({"elicitation": {}}));
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "ask_user", "arguments": {"question": "Pick", "options": ["a", "b"]}}})
+        .to_string(),
+    );
+    let form = raw.next();
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": form["id"], "result": {"action": "accept", "content": {"q1": "9"}}})
+            .to_string(),
+    );
+    let reply = raw.next();
+    assert_eq!(reply["result"]["isError"], true);
+    let error = &reply["result"]["structuredContent"]["error"];
+    assert_eq!(error["code"], "INVALID_REPLY");
+    assert_eq!(error["path"], "questions[0]");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("Reply with the option number (1-2)")
+    );
+}
+
+#[test]
+fn stdin_eof_ends_the_server_quietly() {
+    let output = Command::new(BIN)
+        .arg("mcp")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn a_panic_in_mcp_mode_reports_on_stderr_not_on_the_protocol_stream() {
+    let output = Command::new(BIN)
+        .arg("mcp")
+        .env("ASK_USER_DEBUG_PANIC", "mcp")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty(), "stdout is protocol only");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(r#""code":"INTERNAL_ERROR""#), "{stderr}");
+}
+
+#[test]
+fn mcp_rejects_a_bad_fallback_as_usage_error() {
+    let output = Command::new(BIN)
+        .args(["mcp", "--fallback", "email"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--fallback"));
+}
