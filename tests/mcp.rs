@@ -452,8 +452,13 @@ struct Raw {
 
 impl Raw {
     fn start(args: &[&str]) -> Raw {
+        Raw::start_with(args, &[])
+    }
+
+    fn start_with(args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Raw {
         let mut child = Command::new(BIN)
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -677,6 +682,47 @@ fn fallback_web_closes_the_page_when_the_call_is_cancelled() {
     assert!(port_closes(port), "port {port} still open after the cancel");
     // No response for the cancelled call: the next line is the ping's.
     raw.ping(8);
+}
+
+#[cfg(unix)]
+#[test]
+fn fallback_web_open_hands_the_page_to_the_system_opener() {
+    use std::os::unix::fs::PermissionsExt;
+    // A stand-in xdg-open (and open, on macOS) that writes down what it was given.
+    let bin = std::env::temp_dir().join(format!("ask-user-opener-{}", std::process::id()));
+    std::fs::create_dir_all(&bin).unwrap();
+    let opened = bin.join("opened");
+    for name in ["xdg-open", "open"] {
+        let script = bin.join(name);
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\necho \"$1\" > '{}'\n", opened.display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let mut raw = Raw::start_with(
+        &["mcp", "--fallback", "web", "--open"],
+        &[("PATH", bin.as_os_str())],
+    );
+    raw.initialize("2025-11-25", json!({}));
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            "name": "ask_user", "arguments": {"prompt": "Go?", "type": "confirm"}}})
+        .to_string(),
+    );
+    let notice = raw.next();
+    let url = page_url(notice["params"]["data"].as_str().unwrap());
+    let given = (0..250).find_map(|_| {
+        std::thread::sleep(Duration::from_millis(20));
+        std::fs::read_to_string(&opened)
+            .ok()
+            .filter(|s| s.ends_with('\n'))
+    });
+    let _ = std::fs::remove_dir_all(&bin);
+    assert_eq!(given.as_deref().map(str::trim), Some(url.as_str()));
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}"#);
+    assert!(port_closes(port_of(&url)));
 }
 
 #[test]
