@@ -446,7 +446,8 @@ fn typescript_sdk_asks_and_reads_decline() {
 /// The server as a child process, read line by line on a thread.
 struct Raw {
     child: Child,
-    stdin: ChildStdin,
+    /// `None` once closed.
+    stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
 }
 
@@ -477,15 +478,16 @@ impl Raw {
         });
         Raw {
             child,
-            stdin,
+            stdin: Some(stdin),
             lines,
         }
     }
 
     fn send(&mut self, line: &str) {
-        self.stdin.write_all(line.as_bytes()).unwrap();
-        self.stdin.write_all(b"\n").unwrap();
-        self.stdin.flush().unwrap();
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
     }
 
     /// The next message; every stdout line must be one JSON-RPC message.
@@ -723,6 +725,33 @@ fn fallback_web_open_hands_the_page_to_the_system_opener() {
     assert_eq!(given.as_deref().map(str::trim), Some(url.as_str()));
     raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}"#);
     assert!(port_closes(port_of(&url)));
+}
+
+#[test]
+fn fallback_web_closes_the_page_when_the_client_goes_away() {
+    let mut raw = Raw::start(&["mcp", "--fallback", "web"]);
+    raw.initialize("2025-11-25", json!({}));
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            "name": "ask_user", "arguments": {"prompt": "Go?", "type": "confirm"}}})
+        .to_string(),
+    );
+    let port = port_of(&page_url(raw.next()["params"]["data"].as_str().unwrap()));
+    // stdin closes: rmcp lets waiting calls finish for 5 s, then cancels them.
+    raw.stdin = None;
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = raw.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the server did not exit"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0));
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err());
 }
 
 #[test]
