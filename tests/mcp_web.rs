@@ -276,7 +276,7 @@ fn cancel_on_the_page_gives_the_cancelled_document() {
 #[test]
 fn the_servers_timeout_expires_the_page_and_gives_timed_out() {
     let started = Instant::now();
-    let Some(asked) = ask_through_page("expire", "legacy", release_form(None), &["--timeout", "2"])
+    let Some(asked) = ask_through_page("expire", "legacy", release_form(None), &["--timeout", "3"])
     else {
         return;
     };
