@@ -101,6 +101,12 @@ enum Command {
         #[arg(long, value_name = "SECONDS", default_value_t = 300,
               value_parser = clap::value_parser!(u64).range(1..=86_400))]
         timeout: u64,
+        /// Port for the answer page of --fallback web (default: a free one).
+        #[arg(long, value_name = "N")]
+        port: Option<u16>,
+        /// Open the answer page of --fallback web with the system's browser opener.
+        #[arg(long)]
+        open: bool,
     },
 }
 
@@ -187,10 +193,14 @@ fn command_line() -> i32 {
             fallback,
             no_elicitation,
             timeout,
+            port,
+            open,
         }) => mcp(ask_user::mcp::Options {
             fallback,
             elicitation: !no_elicitation,
             default_timeout: std::time::Duration::from_secs(timeout),
+            port,
+            open_browser: open,
         }),
     }
 }

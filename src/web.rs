@@ -386,7 +386,7 @@ fn web_error(message: String) -> AskError {
 }
 
 /// Starts the system's opener on `url`; having none is not an error.
-fn open_in_browser(url: &str) {
+pub fn open_in_browser(url: &str) {
     let opener = if cfg!(target_os = "macos") {
         "open"
     } else {

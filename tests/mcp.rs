@@ -364,6 +364,47 @@ fn python_sdk_without_elicitation_gets_each_fallback() {
 }
 
 #[test]
+fn python_sdk_learns_the_page_address_and_gets_notices_only_when_it_opts_in() {
+    // Nobody answers: the server's short timeout ends each call. (Handshake-era
+    // clients get the notice unless they lower the level: tests/mcp_web.rs and
+    // fallback_web_sends_no_notice_after_set_level_above_notice.)
+    let question = json!({"prompt": "Go?", "type": "confirm"});
+    for (mode, log_level, notices) in [
+        ("auto", None, 0),
+        ("auto", Some("info"), 1),
+        ("auto", Some("warning"), 0),
+    ] {
+        let url_file = std::env::temp_dir().join(format!(
+            "ask-user-mcp-{}-{mode}-{}.url",
+            std::process::id(),
+            log_level.unwrap_or("none")
+        ));
+        let _ = std::fs::remove_file(&url_file);
+        let scenario = json!({"elicit": false, "watch": url_file, "log_level": log_level,
+            "server_args": ["mcp", "--fallback", "web", "--timeout", "1"],
+            "calls": [call(question.clone(), json!(null))]});
+        let Some(out) = python_scenario(mode, scenario) else {
+            return;
+        };
+        let url = std::fs::read_to_string(&url_file).unwrap();
+        let _ = std::fs::remove_file(&url_file);
+        let result = &out["results"][0];
+        let case = format!("{mode} {log_level:?}");
+        assert_eq!(result["structured"]["timedOut"], true, "{case}");
+        assert_eq!(result["page_closed"], true, "{case}");
+        assert_eq!(
+            page_url(result["progress"][0]["message"].as_str().unwrap()),
+            url
+        );
+        let logs = out["logs"].as_array().unwrap();
+        assert_eq!(logs.len(), notices, "{case}: {logs:?}");
+        for log in logs {
+            assert_eq!(page_url(log["data"].as_str().unwrap()), url);
+        }
+    }
+}
+
+#[test]
 fn typescript_sdk_asks_and_reads_decline() {
     let script = here().join("ts_client.mjs");
     if !here()
@@ -405,14 +446,20 @@ fn typescript_sdk_asks_and_reads_decline() {
 /// The server as a child process, read line by line on a thread.
 struct Raw {
     child: Child,
-    stdin: ChildStdin,
+    /// `None` once closed.
+    stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
 }
 
 impl Raw {
     fn start(args: &[&str]) -> Raw {
+        Raw::start_with(args, &[])
+    }
+
+    fn start_with(args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Raw {
         let mut child = Command::new(BIN)
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -431,15 +478,16 @@ impl Raw {
         });
         Raw {
             child,
-            stdin,
+            stdin: Some(stdin),
             lines,
         }
     }
 
     fn send(&mut self, line: &str) {
-        self.stdin.write_all(line.as_bytes()).unwrap();
-        self.stdin.write_all(b"\n").unwrap();
-        self.stdin.flush().unwrap();
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
     }
 
     /// The next message; every stdout line must be one JSON-RPC message.
@@ -453,7 +501,8 @@ impl Raw {
         value
     }
 
-    fn initialize(&mut self, version: &str, capabilities: Value) {
+    /// Initializes the session; returns the initialize response.
+    fn initialize(&mut self, version: &str, capabilities: Value) -> Value {
         self.send(
             &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
                 "protocolVersion": version, "capabilities": capabilities,
@@ -464,6 +513,7 @@ impl Raw {
         assert_eq!(reply["id"], 0);
         assert_eq!(reply["result"]["protocolVersion"], version);
         self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        reply
     }
 
     fn ping(&mut self, id: u64) {
@@ -582,6 +632,177 @@ fn client_cancellation_stops_the_wait_and_withdraws_the_form() {
     assert_eq!(withdrawn["params"]["requestId"], form_id);
     // No response for the cancelled call: the next line is the ping's.
     raw.ping(8);
+}
+
+// ---- --fallback web without a browser (tests/mcp_web.rs has the browser) ----
+
+/// The answer page's URL inside a notice or progress message.
+fn page_url(text: &str) -> String {
+    let start = text.find("http://127.0.0.1:").expect("a page URL");
+    text[start..].split_whitespace().next().unwrap().to_string()
+}
+
+fn port_of(url: &str) -> u16 {
+    let rest = url.strip_prefix("http://127.0.0.1:").unwrap();
+    rest.split('/').next().unwrap().parse().unwrap()
+}
+
+/// Whether the port stops listening within 2 s.
+fn port_closes(port: u16) -> bool {
+    (0..100).any(|_| {
+        std::thread::sleep(Duration::from_millis(20));
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err()
+    })
+}
+
+#[test]
+fn fallback_web_closes_the_page_when_the_call_is_cancelled() {
+    let mut raw = Raw::start(&["mcp", "--fallback", "web"]);
+    let init = raw.initialize("2025-11-25", json!({}));
+    assert_eq!(init["result"]["capabilities"]["logging"], json!({}));
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+            "name": "ask_user", "arguments": {"question": "Pick", "options": ["a", "b"]},
+            "_meta": {"progressToken": "p7"}}})
+        .to_string(),
+    );
+    let notice = raw.next();
+    assert_eq!(notice["method"], "notifications/message", "{notice}");
+    assert_eq!(notice["params"]["level"], "notice");
+    let url = page_url(notice["params"]["data"].as_str().unwrap());
+    let progress = raw.next();
+    assert_eq!(progress["method"], "notifications/progress", "{progress}");
+    assert_eq!(progress["params"]["progressToken"], "p7");
+    assert_eq!(progress["params"]["total"], 300.0);
+    assert_eq!(
+        page_url(progress["params"]["message"].as_str().unwrap()),
+        url
+    );
+    let port = port_of(&url);
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#);
+    assert!(port_closes(port), "port {port} still open after the cancel");
+    // No response for the cancelled call: the next line is the ping's.
+    raw.ping(8);
+}
+
+#[cfg(unix)]
+#[test]
+fn fallback_web_open_hands_the_page_to_the_system_opener() {
+    use std::os::unix::fs::PermissionsExt;
+    // A stand-in xdg-open (and open, on macOS) that writes down what it was given.
+    let bin = std::env::temp_dir().join(format!("ask-user-opener-{}", std::process::id()));
+    std::fs::create_dir_all(&bin).unwrap();
+    let opened = bin.join("opened");
+    for name in ["xdg-open", "open"] {
+        let script = bin.join(name);
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\necho \"$1\" > '{}'\n", opened.display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let mut raw = Raw::start_with(
+        &["mcp", "--fallback", "web", "--open"],
+        &[("PATH", bin.as_os_str())],
+    );
+    raw.initialize("2025-11-25", json!({}));
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            "name": "ask_user", "arguments": {"prompt": "Go?", "type": "confirm"}}})
+        .to_string(),
+    );
+    let notice = raw.next();
+    let url = page_url(notice["params"]["data"].as_str().unwrap());
+    let given = (0..250).find_map(|_| {
+        std::thread::sleep(Duration::from_millis(20));
+        std::fs::read_to_string(&opened)
+            .ok()
+            .filter(|s| s.ends_with('\n'))
+    });
+    let _ = std::fs::remove_dir_all(&bin);
+    assert_eq!(given.as_deref().map(str::trim), Some(url.as_str()));
+    raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}"#);
+    assert!(port_closes(port_of(&url)));
+}
+
+#[test]
+fn fallback_web_closes_the_page_when_the_client_goes_away() {
+    let mut raw = Raw::start(&["mcp", "--fallback", "web"]);
+    raw.initialize("2025-11-25", json!({}));
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            "name": "ask_user", "arguments": {"prompt": "Go?", "type": "confirm"}}})
+        .to_string(),
+    );
+    let port = port_of(&page_url(raw.next()["params"]["data"].as_str().unwrap()));
+    // stdin closes: rmcp lets waiting calls finish for 5 s, then cancels them.
+    raw.stdin = None;
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = raw.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the server did not exit"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0));
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err());
+}
+
+#[test]
+fn fallback_web_sends_no_notice_after_set_level_above_notice() {
+    let mut raw = Raw::start(&["mcp", "--fallback", "web", "--timeout", "1"]);
+    raw.initialize("2025-11-25", json!({}));
+    raw.send(
+        r#"{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"warning"}}"#,
+    );
+    assert_eq!(raw.next(), json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "ask_user", "arguments": {"prompt": "Go?", "type": "confirm"}}})
+        .to_string(),
+    );
+    // Neither a notice nor progress (no token): the next line is the result.
+    let reply = raw.next();
+    assert_eq!(reply["id"], 2, "{reply}");
+    assert_eq!(reply["result"]["structuredContent"]["timedOut"], true);
+}
+
+#[test]
+fn fallback_web_on_a_taken_port_is_web_error() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let mut raw = Raw::start(&["mcp", "--fallback", "web", "--port", &port]);
+    raw.initialize("2025-11-25", json!({}));
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "ask_user", "arguments": {"prompt": "Go?", "type": "confirm"}}})
+        .to_string(),
+    );
+    let reply = raw.next();
+    assert_eq!(reply["result"]["isError"], true, "{reply}");
+    let error = &reply["result"]["structuredContent"]["error"];
+    assert_eq!(error["code"], "WEB_ERROR");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("cannot listen on 127.0.0.1:{port}")),
+        "{error}"
+    );
+}
+
+#[test]
+fn only_fallback_web_declares_logging() {
+    let mut raw = Raw::start(&["mcp", "--fallback", "tty"]);
+    let init = raw.initialize("2025-11-25", json!({}));
+    assert!(init["result"]["capabilities"].get("logging").is_none());
+    assert!(init["result"]["capabilities"]["tools"].is_object());
 }
 
 #[test]

@@ -10,6 +10,8 @@
 
 mod fallback;
 mod form;
+mod page;
+mod progress;
 mod result;
 mod server;
 mod wire;
@@ -25,6 +27,9 @@ pub enum Fallback {
     Prompt,
     /// Ask on the terminal (/dev/tty) of the machine the server runs on.
     Tty,
+    /// Ask on the local answer page (`ask --ui web`); its address goes to
+    /// stderr, to the client as a log notice and in progress messages.
+    Web,
     /// Return an error result (NO_ELICITATION) telling the model to ask in the chat.
     Error,
 }
@@ -37,6 +42,10 @@ pub struct Options {
     pub elicitation: bool,
     /// How long to wait for the person when the input gives no `timeout`.
     pub default_timeout: Duration,
+    /// `--fallback web`: the page's port (`None`: a free one).
+    pub port: Option<u16>,
+    /// `--fallback web`: open the page with the system's browser opener.
+    pub open_browser: bool,
 }
 
 /// The wait when neither the input nor `--timeout` says otherwise.
@@ -48,6 +57,8 @@ impl Default for Options {
             fallback: Fallback::Prompt,
             elicitation: true,
             default_timeout: DEFAULT_TIMEOUT,
+            port: None,
+            open_browser: false,
         }
     }
 }

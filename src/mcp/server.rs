@@ -1,14 +1,14 @@
 //! The rmcp handler: `tools/list` and `tools/call` for the one tool.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientResult, CustomRequest,
     CustomResult, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ErrorCode,
     Implementation, InitializeResult, InputRequest, InputRequiredResult, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig,
-    ServerRequest, Tool,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, ServerRequest, Tool,
 };
 use rmcp::service::{PeerRequestOptions, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -16,24 +16,22 @@ use serde_json::Value;
 
 use super::fallback::reach_person;
 use super::form::{Dialect, Form};
-use super::{Options, log, result};
+use super::progress::Waiting;
+use super::{Fallback, Options, log, page, result};
 use crate::answer::{AnswerDocument, Unanswered};
 use crate::error::{AskError, Detail};
 use crate::model::Prompt;
 
 /// The key of our one elicitation inside an `InputRequiredResult`.
 const INPUT_KEY: &str = "ask_user";
-/// A waiting call reports progress (when the client gave a progress token)
-/// about ten times over its timeout, 1 to 15 s apart.
-fn heartbeat_every(timeout: Duration) -> Duration {
-    (timeout / 10).clamp(Duration::from_secs(1), Duration::from_secs(15))
-}
 /// `requestState` carries the deadline of a 2026-07-28 call across its retry.
 const DEADLINE_PREFIX: &str = "deadline-ms:";
 
 pub struct AskUserServer {
     options: Options,
     tool: Tool,
+    /// Set by `logging/setLevel` above notice: no log notices for this session.
+    notices_muted: AtomicBool,
 }
 
 impl AskUserServer {
@@ -41,6 +39,7 @@ impl AskUserServer {
         AskUserServer {
             options,
             tool: describe_tool(),
+            notices_muted: AtomicBool::new(false),
         }
     }
 }
@@ -52,8 +51,18 @@ fn describe_tool() -> Tool {
 }
 
 impl ServerHandler for AskUserServer {
+    #[allow(deprecated)] // enable_logging: MCP logging (SEP-2577); see `page`.
     fn get_info(&self) -> ServerConfig {
-        let mut info = InitializeResult::new(ServerCapabilities::builder().enable_tools().build());
+        let capabilities = if self.options.fallback == Fallback::Web {
+            // The answer page's address is sent as a log notice.
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_logging()
+                .build()
+        } else {
+            ServerCapabilities::builder().enable_tools().build()
+        };
+        let mut info = InitializeResult::new(capabilities);
         info.server_info =
             Implementation::new(crate::TOOL_NAME, env!("CARGO_PKG_VERSION")).with_title("ask_user");
         info.instructions = Some(
@@ -76,6 +85,17 @@ impl ServerHandler for AskUserServer {
             ),
             None,
         ))
+    }
+
+    #[allow(deprecated)] // MCP logging (SEP-2577); see `page`.
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let muted = !page::shows_notices(request.level);
+        self.notices_muted.store(muted, Ordering::Relaxed);
+        Ok(())
     }
 
     async fn list_tools(
@@ -109,9 +129,7 @@ impl ServerHandler for AskUserServer {
             .map(Duration::from_millis)
             .unwrap_or(self.options.default_timeout);
         if !self.options.elicitation || !client_shows_forms(&context) {
-            return Ok(reach_person(self.options.fallback, &prompt, timeout)
-                .await
-                .into());
+            return Ok(self.reach_person(&prompt, timeout, &context).await.into());
         }
         let version = context.protocol_version();
         let form = Form::new(&prompt, Dialect::for_version(version.as_ref()));
@@ -169,6 +187,16 @@ fn timed_out() -> CallToolResult {
 }
 
 impl AskUserServer {
+    async fn reach_person(
+        &self,
+        prompt: &Prompt,
+        timeout: Duration,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let log_notices = page::wants_notices(context, self.notices_muted.load(Ordering::Relaxed));
+        reach_person(&self.options, prompt, timeout, context, log_notices).await
+    }
+
     /// Initialize era: send `elicitation/create` and wait for the person, the
     /// timeout, or the client's `notifications/cancelled`, whichever is first.
     async fn ask_and_wait(
@@ -189,15 +217,12 @@ impl AskUserServer {
                 log(format_args!(
                     "could not send the form ({err}); using the fallback"
                 ));
-                return reach_person(self.options.fallback, prompt, timeout).await;
+                return self.reach_person(prompt, timeout, context).await;
             }
         };
         let deadline = tokio::time::sleep(timeout);
         tokio::pin!(deadline);
-        let started = tokio::time::Instant::now();
-        let every = heartbeat_every(timeout);
-        let mut heartbeat = tokio::time::interval_at(started + every, every);
-        let progress_token = context.meta.get_progress_token();
+        let mut waiting = Waiting::new(context, timeout);
         let reply = loop {
             tokio::select! {
                 reply = &mut handle.rx => break reply,
@@ -211,18 +236,7 @@ impl AskUserServer {
                     let _ = handle.cancel(Some("the tool call was cancelled".into())).await;
                     return result::answered(&AnswerDocument::unanswered(Unanswered::Cancelled));
                 }
-                _ = heartbeat.tick(), if progress_token.is_some() => {
-                    // Clients that reset their own timeout on progress keep
-                    // the call alive while the person thinks.
-                    let waited = started.elapsed().as_secs();
-                    let mut progress = ProgressNotificationParam::new(
-                        progress_token.clone().expect("guarded by the branch condition"),
-                        waited as f64,
-                    );
-                    progress.total = Some(timeout.as_secs() as f64);
-                    progress.message = Some(format!("waiting for the person ({waited} s)"));
-                    let _ = context.peer.notify_progress(progress).await;
-                }
+                () = waiting.tick() => waiting.report(context, "").await,
             }
         };
         match reply {
@@ -234,7 +248,7 @@ impl AskUserServer {
                 log(format_args!(
                     "the client could not show the form ({err}); using the fallback"
                 ));
-                reach_person(self.options.fallback, prompt, timeout).await
+                self.reach_person(prompt, timeout, context).await
             }
             Err(_) => result::error(&AskError::InternalError(Detail::new(
                 "the connection closed while waiting for the person",

@@ -57,6 +57,14 @@ const scenarios = {
     await expectFinal(page, "answered", "Answer sent");
   },
 
+  // `ask_user mcp --fallback web` (tests/mcp_web.rs): the second option and a text.
+  async "select-and-text"(page) {
+    await page.check("#q0-o2");
+    await page.fill("#q1-input", "Ship it");
+    await page.click("#submit");
+    await expectFinal(page, "answered", "Answer sent");
+  },
+
   async cancel(page) {
     await page.click("#cancel");
     await expectFinal(page, "cancelled", "Cancelled");
