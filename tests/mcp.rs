@@ -5,51 +5,39 @@
 //! The SDK clients are installed by .ci/setup-mcp.sh. When one is missing the
 //! test fails under CI and otherwise prints "skipped" and returns.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_ask_user");
+use common::BIN;
+use common::clients::{mcp_python, or_skip, tests_dir};
+use common::process::{exit_within, port_is_closed};
 
 fn here() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp")
+    tests_dir("mcp")
 }
 
-fn skip_or_fail(what: &str) {
-    if std::env::var_os("CI").is_some() {
-        panic!("{what} is missing; run .ci/setup-mcp.sh");
-    }
-    eprintln!("skipped: install {what} (run .ci/setup-mcp.sh)");
-}
-
-/// The interpreter that has the pinned `mcp` package: the setup script's
-/// venv, else ASK_USER_MCP_PYTHON, else python3 if it has it.
-fn python() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("ASK_USER_MCP_PYTHON").map(PathBuf::from),
-        Some(here().join(".venv/bin/python")),
-        Some(PathBuf::from("python3")),
-    ];
-    candidates.into_iter().flatten().find(|python| {
-        Command::new(python)
-            .args(["-c", "import mcp, mcp_types"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    })
+/// The missing-client rule (tests/common/clients.rs) for the SDK clients here.
+fn sdk<T>(found: Option<T>, what: &str) -> Option<T> {
+    or_skip(
+        found,
+        "MCP SDK tests",
+        &format!("{what} (run .ci/setup-mcp.sh)"),
+    )
 }
 
 /// Runs one scenario through tests/mcp/py_client.py; `None` when skipped.
 fn python_scenario(mode: &str, scenario: Value) -> Option<Value> {
-    let Some(python) = python() else {
-        skip_or_fail("the MCP Python SDK (pip install -r tests/mcp/requirements.txt)");
-        return None;
-    };
+    let python = sdk(
+        mcp_python(),
+        "the MCP Python SDK (pip install -r tests/mcp/requirements.txt)",
+    )?;
     let mut scenario = scenario;
     scenario["binary"] = json!(BIN);
     scenario["mode"] = json!(mode);
@@ -407,11 +395,15 @@ fn python_sdk_learns_the_page_address_and_gets_notices_only_when_it_opts_in() {
 #[test]
 fn typescript_sdk_asks_and_reads_decline() {
     let script = here().join("ts_client.mjs");
-    if !here()
+    let installed = here()
         .join("node_modules/@modelcontextprotocol/sdk")
-        .is_dir()
+        .is_dir();
+    if sdk(
+        installed.then_some(()),
+        "the MCP TypeScript SDK (npm ci in tests/mcp)",
+    )
+    .is_none()
     {
-        skip_or_fail("the MCP TypeScript SDK (npm ci in tests/mcp)");
         return;
     }
     let output = Command::new("node")
@@ -651,7 +643,7 @@ fn port_of(url: &str) -> u16 {
 fn port_closes(port: u16) -> bool {
     (0..100).any(|_| {
         std::thread::sleep(Duration::from_millis(20));
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_err()
+        port_is_closed(port)
     })
 }
 
@@ -739,19 +731,14 @@ fn fallback_web_closes_the_page_when_the_client_goes_away() {
     let port = port_of(&page_url(raw.next()["params"]["data"].as_str().unwrap()));
     // stdin closes: rmcp lets waiting calls finish for 5 s, then cancels them.
     raw.stdin = None;
-    let started = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = raw.child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the server did not exit"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = exit_within(
+        &mut raw.child,
+        Duration::from_secs(10),
+        Duration::from_millis(50),
+    )
+    .expect("the server did not exit");
     assert_eq!(status.code(), Some(0));
-    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err());
+    assert!(port_is_closed(port));
 }
 
 #[test]

@@ -6,66 +6,17 @@
 //! The clients are installed by .ci/setup-mcp.sh and .ci/setup-web.sh. When
 //! one is missing the test fails under CI and otherwise prints "skipped".
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_ask_user");
-
-fn tests_dir(face: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join(face)
-}
-
-/// The interpreter with the pinned `mcp` package (as tests/mcp.rs finds it).
-fn python() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("ASK_USER_MCP_PYTHON").map(PathBuf::from),
-        Some(tests_dir("mcp").join(".venv/bin/python")),
-        Some(PathBuf::from("python3")),
-    ];
-    candidates.into_iter().flatten().find(|python| {
-        Command::new(python)
-            .args(["-c", "import mcp, mcp_types"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    })
-}
-
-/// Chromium, node and the npm packages of tests/web (as tests/web.rs finds them).
-fn chromium() -> Option<PathBuf> {
-    let chromium = std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    let node_ok = Command::new("node")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    let packages = tests_dir("web")
-        .join("node_modules/playwright-core")
-        .is_dir();
-    (chromium.is_file() && node_ok && packages).then_some(chromium)
-}
-
-/// Both clients, or `None` (skipped; a failure under CI).
-fn clients() -> Option<(PathBuf, PathBuf)> {
-    if let (Some(python), Some(chromium)) = (python(), chromium()) {
-        return Some((python, chromium));
-    }
-    let missing = "the MCP Python SDK (.ci/setup-mcp.sh), chromium, node and `npm ci` in tests/web (.ci/setup-web.sh)";
-    if std::env::var_os("CI").is_some() {
-        panic!("mcp --fallback web tests need {missing}");
-    }
-    eprintln!("skipped: install {missing}");
-    None
-}
+use common::BIN;
+use common::browser::Browser;
+use common::clients::{chromium, mcp_python, or_skip, tests_dir};
 
 /// A release form: a single select (Staging recommended) and a text.
 fn release_form(timeout_ms: Option<u64>) -> Value {
@@ -103,39 +54,17 @@ fn ask_through_page(
     input: Value,
     server_args: &[&str],
 ) -> Option<Asked> {
-    let (python, chromium) = clients()?;
+    // Both clients, or `None` (skipped; a failure under CI).
+    let (python, chromium) = or_skip(
+        mcp_python().zip(chromium(&["playwright-core"])),
+        "mcp --fallback web tests",
+        "the MCP Python SDK (.ci/setup-mcp.sh), chromium, node and `npm ci` in tests/web (.ci/setup-web.sh)",
+    )?;
     let url_file = std::env::temp_dir().join(format!(
         "ask-user-mcp-web-{}-{scenario}-{mode}.url",
         std::process::id()
     ));
-    let _ = std::fs::remove_file(&url_file);
-    let mut driver = Command::new("node")
-        .arg("drive.mjs")
-        .arg(scenario)
-        .arg(&url_file)
-        .current_dir(tests_dir("web"))
-        .env("CHROMIUM", chromium)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("node starts");
-    let mut driver_err = driver.stderr.take().unwrap();
-    let driver_errors = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = driver_err.read_to_string(&mut text);
-        text
-    });
-    let mut driver_out = BufReader::new(driver.stdout.take().unwrap());
-    let mut ready = String::new();
-    driver_out.read_line(&mut ready).unwrap();
-    if ready.trim() != "ready" {
-        let _ = driver.wait();
-        panic!(
-            "the browser did not start: {}",
-            driver_errors.join().unwrap()
-        );
-    }
+    let driver = Browser::start(&chromium, scenario, &url_file);
 
     let mut args = vec!["mcp", "--fallback", "web"];
     args.extend_from_slice(server_args);
@@ -160,26 +89,19 @@ fn ask_through_page(
     let output = client.wait_with_output().unwrap();
     if !url_file.exists() {
         // The browser would wait for a URL that will never come.
-        let _ = driver.kill();
-        let _ = driver.wait();
+        driver.kill();
         panic!(
             "no URL reached the client: {}{}",
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
     }
-    let mut said = String::new();
-    driver_out.read_to_string(&mut said).unwrap();
-    let browser = driver.wait().unwrap();
+    let played = driver.wait();
     let url = std::fs::read_to_string(&url_file).unwrap_or_default();
     let _ = std::fs::remove_file(&url_file);
     let server_stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert!(output.status.success(), "py_client failed: {server_stderr}");
-    assert!(
-        browser.success(),
-        "{scenario} in the browser: {}{said}",
-        driver_errors.join().unwrap()
-    );
+    played.assert_passed(scenario);
     assert!(
         url.starts_with("http://127.0.0.1:"),
         "no URL reached the client"

@@ -3,15 +3,19 @@
 //! SIGINT, SIGTERM; the port is closed after each), and a real headless
 //! Chromium driven by tests/web/drive.mjs (playwright-core, axe-core).
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_ask_user");
+use common::BIN;
+use common::browser::Browser;
+use common::clients::{chromium, or_skip};
+use common::process::{exit_within, port_is_closed};
 
 /// A form with every kind; also what the README screenshots show.
 const EVERY_KIND: &str = include_str!("web/every-kind.json");
@@ -112,17 +116,12 @@ impl Page {
 
     /// Waits for the exit; checks that the port is closed; returns code and document.
     fn finish(mut self) -> (i32, Value) {
-        let started = Instant::now();
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "the binary did not exit"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        };
+        let status = exit_within(
+            &mut self.child,
+            Duration::from_secs(20),
+            Duration::from_millis(20),
+        )
+        .expect("the binary did not exit");
         let mut stdout = String::new();
         self.child
             .stdout
@@ -131,7 +130,7 @@ impl Page {
             .read_to_string(&mut stdout)
             .unwrap();
         assert!(
-            TcpStream::connect(("127.0.0.1", self.port)).is_err(),
+            port_is_closed(self.port),
             "port {} is still open after the exit",
             self.port
         );
@@ -525,80 +524,26 @@ fn timeout_must_be_a_non_negative_number_of_seconds() {
 
 // ---- A real browser ----
 
-fn web_tests_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/web")
-}
-
-/// The browser and the npm packages, or `None` (skipped; a failure under CI).
-fn browser() -> Option<PathBuf> {
-    let chromium = std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    let node_ok = Command::new("node")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    let packages = web_tests_dir()
-        .join("node_modules/playwright-core")
-        .is_dir()
-        && web_tests_dir().join("node_modules/axe-core").is_dir();
-    if chromium.is_file() && node_ok && packages {
-        return Some(chromium);
-    }
-    let missing = "chromium (apt), node, and `npm ci` in tests/web (see .ci/setup-web.sh)";
-    if std::env::var_os("CI").is_some() {
-        panic!("browser tests need {missing}");
-    }
-    eprintln!("skipped: install {missing}");
-    None
-}
-
-/// Starts the browser, then the page; the browser plays `scenario`.
+/// Starts the browser, then the page; the browser plays `scenario`. `None`
+/// without the browser and the npm packages (skipped; a failure under CI).
 fn in_browser(scenario: &str, input: &str, args: &[&str]) -> Option<(i32, Value)> {
-    let chromium = browser()?;
+    let chromium = or_skip(
+        chromium(&["playwright-core", "axe-core"]),
+        "browser tests",
+        "chromium (apt), node, and `npm ci` in tests/web (see .ci/setup-web.sh)",
+    )?;
     let url_file = std::env::temp_dir().join(format!(
         "ask-user-web-{}-{scenario}.url",
         std::process::id()
     ));
-    let _ = std::fs::remove_file(&url_file);
-    let mut driver = Command::new("node")
-        .arg("drive.mjs")
-        .arg(scenario)
-        .arg(&url_file)
-        .current_dir(web_tests_dir())
-        .env("CHROMIUM", chromium)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("node starts");
-    let mut stderr = driver.stderr.take().unwrap();
-    let errors = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    let mut stdout = BufReader::new(driver.stdout.take().unwrap());
-    let mut ready = String::new();
-    stdout.read_line(&mut ready).unwrap();
-    if ready.trim() != "ready" {
-        let _ = driver.wait();
-        panic!("the browser did not start: {}", errors.join().unwrap());
-    }
+    let driver = Browser::start(&chromium, scenario, &url_file);
     let page = Page::start(input, args);
     let partial = url_file.with_extension("part");
     std::fs::write(&partial, &page.url).unwrap();
     std::fs::rename(&partial, &url_file).unwrap();
-    let mut said = String::new();
-    stdout.read_to_string(&mut said).unwrap();
-    let status = driver.wait().unwrap();
+    let played = driver.wait();
     let _ = std::fs::remove_file(&url_file);
-    assert!(
-        status.success(),
-        "{scenario} in the browser: {}{said}",
-        errors.join().unwrap()
-    );
+    let said = played.assert_passed(scenario);
     eprint!("{said}");
     Some(page.finish())
 }

@@ -1,5 +1,11 @@
-//! Helpers shared by the integration tests: run the real binary, parse its one document.
+//! Helpers shared by the integration tests: run the real binary, parse its one
+//! document; the outside clients (`clients`, `browser`); child processes and
+//! ports (`process`).
 #![allow(dead_code)]
+
+pub mod browser;
+pub mod clients;
+pub mod process;
 
 use assert_cmd::Command;
 use serde_json::Value;

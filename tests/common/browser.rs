@@ -1,0 +1,93 @@
+//! tests/web/drive.mjs: a headless Chromium that plays one scenario at the
+//! URL that appears in a file.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
+use std::thread::JoinHandle;
+
+use super::clients::tests_dir;
+
+/// The running driver; its stderr is collected on a thread.
+pub struct Browser {
+    child: Child,
+    stdout: BufReader<ChildStdout>,
+    errors: JoinHandle<String>,
+}
+
+impl Browser {
+    /// Starts the driver on `scenario`, to wait for the page's URL in
+    /// `url_file` (a stale one is removed first); returns once it says
+    /// "ready", and panics with its stderr when it does not.
+    pub fn start(chromium: &Path, scenario: &str, url_file: &Path) -> Browser {
+        let _ = std::fs::remove_file(url_file);
+        let mut child = Command::new("node")
+            .arg("drive.mjs")
+            .arg(scenario)
+            .arg(url_file)
+            .current_dir(tests_dir("web"))
+            .env("CHROMIUM", chromium)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("node starts");
+        let mut stderr = child.stderr.take().unwrap();
+        let errors = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        });
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut ready = String::new();
+        stdout.read_line(&mut ready).unwrap();
+        if ready.trim() != "ready" {
+            let _ = child.wait();
+            panic!("the browser did not start: {}", errors.join().unwrap());
+        }
+        Browser {
+            child,
+            stdout,
+            errors,
+        }
+    }
+
+    /// Stops a browser that would wait for a URL that will never come.
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Waits for the end of the scenario.
+    pub fn wait(mut self) -> Played {
+        let mut said = String::new();
+        self.stdout.read_to_string(&mut said).unwrap();
+        let status = self.child.wait().unwrap();
+        Played {
+            status,
+            said,
+            errors: self.errors,
+        }
+    }
+}
+
+/// How a scenario ended.
+pub struct Played {
+    status: ExitStatus,
+    /// The driver's stdout after "ready".
+    said: String,
+    errors: JoinHandle<String>,
+}
+
+impl Played {
+    /// Asserts that the scenario passed; returns what the driver said.
+    pub fn assert_passed(self, scenario: &str) -> String {
+        assert!(
+            self.status.success(),
+            "{scenario} in the browser: {}{}",
+            self.errors.join().unwrap(),
+            self.said
+        );
+        self.said
+    }
+}
