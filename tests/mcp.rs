@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use common::BIN;
 use common::clients::{mcp_python, or_skip, tests_dir};
-use common::process::{exit_within, port_is_closed};
+use common::process::{exit_within, output_with_stdin, port_is_closed};
 
 fn here() -> PathBuf {
     tests_dir("mcp")
@@ -41,20 +41,13 @@ fn python_scenario(mode: &str, scenario: Value) -> Option<Value> {
     let mut scenario = scenario;
     scenario["binary"] = json!(BIN);
     scenario["mode"] = json!(mode);
-    let mut child = Command::new(python)
-        .arg(here().join("py_client.py"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("python starts");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(scenario.to_string().as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = output_with_stdin(
+        Command::new(python)
+            .arg(here().join("py_client.py"))
+            .stderr(Stdio::piped()),
+        scenario.to_string().as_bytes(),
+    )
+    .expect("python runs");
     assert!(
         output.status.success(),
         "py_client failed: {}",
@@ -297,20 +290,11 @@ fn python_sdk_without_elicitation_gets_each_fallback() {
         let result = &out["results"][0];
         assert_eq!(result["is_error"], false, "{mode}");
         // Exactly what `ask_user prompt` prints for the same input.
-        let expected = Command::new(BIN)
-            .arg("prompt")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .and_then(|mut child| {
-                child
-                    .stdin
-                    .take()
-                    .unwrap()
-                    .write_all(question.to_string().as_bytes())?;
-                child.wait_with_output()
-            })
-            .unwrap();
+        let expected = output_with_stdin(
+            Command::new(BIN).arg("prompt"),
+            question.to_string().as_bytes(),
+        )
+        .unwrap();
         let expected: Value = serde_json::from_slice(&expected.stdout).unwrap();
         assert_eq!(result["structured"], expected);
         assert!(

@@ -8,7 +8,6 @@
 
 mod common;
 
-use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -17,6 +16,7 @@ use serde_json::{Value, json};
 use common::BIN;
 use common::browser::Browser;
 use common::clients::{chromium, mcp_python, or_skip, tests_dir};
+use common::process::output_with_stdin;
 
 /// A release form: a single select (Staging recommended) and a text.
 fn release_form(timeout_ms: Option<u64>) -> Value {
@@ -73,20 +73,13 @@ fn ask_through_page(
         "watch": url_file, "log_level": "notice",
         "calls": [{"arguments": input}],
     });
-    let mut client = Command::new(python)
-        .arg(tests_dir("mcp").join("py_client.py"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("python starts");
-    client
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(scenario_doc.to_string().as_bytes())
-        .unwrap();
-    let output = client.wait_with_output().unwrap();
+    let output = output_with_stdin(
+        Command::new(python)
+            .arg(tests_dir("mcp").join("py_client.py"))
+            .stderr(Stdio::piped()),
+        scenario_doc.to_string().as_bytes(),
+    )
+    .expect("python runs");
     if !url_file.exists() {
         // The browser would wait for a URL that will never come.
         driver.kill();

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use common::BIN;
 use common::browser::Browser;
 use common::clients::{chromium, or_skip};
-use common::process::{exit_within, port_is_closed};
+use common::process::{exit_within, output_with_stdin, port_is_closed};
 
 /// A form with every kind; also what the README screenshots show.
 const EVERY_KIND: &str = include_str!("web/every-kind.json");
@@ -472,21 +472,13 @@ fn open_without_an_opener_is_not_an_error() {
 fn port_in_use_is_web_error() {
     let taken = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port().to_string();
-    let output = Command::new(BIN)
-        .args(["ask", "--ui", "web", "--port", &port, "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .and_then(|mut child| {
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(ONE_SELECT.as_bytes())?;
-            child.wait_with_output()
-        })
-        .unwrap();
+    let output = output_with_stdin(
+        Command::new(BIN)
+            .args(["ask", "--ui", "web", "--port", &port, "-"])
+            .stderr(Stdio::piped()),
+        ONE_SELECT.as_bytes(),
+    )
+    .unwrap();
     assert_eq!(output.status.code(), Some(1));
     let document: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(document["error"]["code"], "WEB_ERROR");

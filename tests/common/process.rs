@@ -1,8 +1,21 @@
-//! Child processes and ports: an exit with a hang guard, a closed port.
+//! Child processes and ports: input on stdin, an exit with a hang guard, a
+//! closed port.
 
+use std::io::Write;
 use std::net::TcpStream;
-use std::process::{Child, ExitStatus};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
+
+/// Runs `command` with `input` on its stdin and its stdout piped (stderr as
+/// the caller set it); its output.
+pub fn output_with_stdin(command: &mut Command, input: &[u8]) -> std::io::Result<Output> {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()?;
+    child.stdin.take().unwrap().write_all(input)?;
+    child.wait_with_output()
+}
 
 /// Polls `child` every `poll` until it exits; `None` once `limit` has passed.
 pub fn exit_within(child: &mut Child, limit: Duration, poll: Duration) -> Option<ExitStatus> {
