@@ -208,13 +208,16 @@ pub fn parse_reply(question: &Question, reply: &str) -> Option<Choice> {
         Kind::Text => Some(Choice::Text(reply.to_string())),
         Kind::Confirm => parse_yes_no(reply).map(Choice::Confirm),
         Kind::SingleSelect => {
-            if let Some(n) = option_number(reply) {
-                return in_range(question, n).map(|i| single(i, None));
+            let number = option_number(reply);
+            if let Some(index) = number.and_then(|n| in_range(question, n)) {
+                return Some(single(index, None));
             }
+            // A number that names no position may still be a label ("8080").
             if let Some(choice) = find_choice(&question.options, reply) {
                 return Some(single(index_of(question, &choice.id), None));
             }
-            question.allow_other.then(|| Choice::Options {
+            // A stray number is a mistake to ask about, never Other text.
+            (number.is_none() && question.allow_other).then(|| Choice::Options {
                 indices: Vec::new(),
                 other: Some(reply.to_string()),
             })
@@ -262,16 +265,20 @@ fn parse_multi(question: &Question, reply: &str) -> Option<Choice> {
         .split(|c: char| c == ',' || c == ';' || c.is_whitespace())
         .filter(|t| !t.is_empty() && !t.eq_ignore_ascii_case("and") && *t != "&")
         .collect();
-    if !tokens.is_empty()
-        && let Some(numbers) = tokens
+    let numbers = (!tokens.is_empty())
+        .then(|| {
+            tokens
+                .iter()
+                .map(|t| option_number(t))
+                .collect::<Option<Vec<_>>>()
+        })
+        .flatten();
+    if let Some(indices) = numbers.as_ref().and_then(|numbers| {
+        numbers
             .iter()
-            .map(|t| option_number(t))
+            .map(|&n| in_range(question, n))
             .collect::<Option<Vec<_>>>()
-    {
-        let indices = numbers
-            .into_iter()
-            .map(|n| in_range(question, n))
-            .collect::<Option<Vec<_>>>()?;
+    }) {
         return Some(Choice::Options {
             indices,
             other: None,
@@ -295,7 +302,8 @@ fn parse_multi(question: &Question, reply: &str) -> Option<Choice> {
             indices,
             other: None,
         }),
-        _ => question.allow_other.then(|| Choice::Options {
+        // Numbers that name no options are a mistake to ask about, never Other text.
+        _ => (numbers.is_none() && question.allow_other).then(|| Choice::Options {
             indices: Vec::new(),
             other: Some(reply.to_string()),
         }),

@@ -192,6 +192,32 @@ fn out_of_range_numbers_are_invalid() {
 }
 
 #[test]
+fn a_number_that_names_no_position_is_read_as_a_label() {
+    const PORTS: &str = r#"{"question":"Port?","options":["8080","42","3000"],"allow_other":true}"#;
+    // In range: a position, as the instructions say.
+    assert_eq!(answers(PORTS, &["2"])[0]["values"], json!(["42"]));
+    // Out of range: the label it spells.
+    assert_eq!(
+        answers(PORTS, &["8080"]),
+        json!([{"questionId":"q1","values":["8080"],"optionIds":["1"]}])
+    );
+    const MULTI_PORTS: &str = r#"{"question":"Ports?","multi_select":true,"options":["8080","42","3000"],"allow_other":true}"#;
+    assert_eq!(
+        answers(MULTI_PORTS, &["8080, 3000"])[0]["optionIds"],
+        json!(["1", "3"])
+    );
+    assert_eq!(
+        answers(MULTI_PORTS, &["1, 3"])[0]["optionIds"],
+        json!(["1", "3"])
+    );
+    // A number that is neither a position nor a label is asked again, never taken as Other.
+    for (input, reply) in [(PORTS, "7"), (MULTI_PORTS, "1, 7")] {
+        let error = invalid(input, &[reply]);
+        assert_eq!(error["path"], "questions[0]", "{reply:?}");
+    }
+}
+
+#[test]
 fn an_unknown_label_is_invalid_without_other() {
     let error = invalid(SINGLE, &["MySQL"]);
     assert_eq!(error["path"], "questions[0]");
