@@ -98,9 +98,8 @@ enum Command {
         #[arg(long)]
         no_elicitation: bool,
         /// Seconds to wait for the person when the input gives no timeout.
-        #[arg(long, value_name = "SECONDS", default_value_t = 300,
-              value_parser = clap::value_parser!(u64).range(1..=86_400))]
-        timeout: u64,
+        #[arg(long, value_name = "SECONDS", default_value = "300", value_parser = parse_wait)]
+        timeout: Duration,
         /// Port for the answer page of --fallback web (default: a free one).
         #[arg(long, value_name = "N")]
         port: Option<u16>,
@@ -198,7 +197,7 @@ fn command_line() -> i32 {
         }) => mcp(ask_user::mcp::Options {
             fallback,
             elicitation: !no_elicitation,
-            default_timeout: std::time::Duration::from_secs(timeout),
+            default_timeout: timeout,
             port,
             open_browser: open,
         }),
@@ -272,6 +271,18 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         .ok()
         .and_then(|s| Duration::try_from_secs_f64(s).ok())
         .ok_or_else(|| format!("{text:?} is not a number of seconds (like 30 or 0.5)"))
+}
+
+/// `mcp --timeout`: as `ask --timeout`, but a server never waits forever or
+/// longer than a day.
+fn parse_wait(text: &str) -> Result<Duration, String> {
+    let wait = parse_seconds(text)?;
+    if wait.is_zero() || wait > Duration::from_secs(86_400) {
+        return Err(format!(
+            "{text:?} is out of range: give more than 0 and at most 86400 seconds"
+        ));
+    }
+    Ok(wait)
 }
 
 fn prompt(file: Option<PathBuf>) -> i32 {

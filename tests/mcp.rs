@@ -918,3 +918,34 @@ fn mcp_rejects_a_bad_fallback_as_usage_error() {
     assert!(output.stdout.is_empty());
     assert!(String::from_utf8_lossy(&output.stderr).contains("--fallback"));
 }
+
+#[test]
+fn mcp_timeout_takes_decimal_seconds_and_rejects_zero_and_more_than_a_day() {
+    for (timeout, wanted) in [
+        ("0", "out of range"),
+        ("86400.5", "out of range"),
+        ("-1", "not a number of seconds"),
+        ("soon", "not a number of seconds"),
+    ] {
+        let output = Command::new(BIN)
+            .args(["mcp".to_string(), format!("--timeout={timeout}")])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{timeout}");
+        assert!(output.stdout.is_empty(), "{timeout}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("--timeout") && stderr.contains(wanted),
+            "{timeout}: {stderr}"
+        );
+    }
+    // A decimal wait is accepted: the server starts and ends with its input.
+    let output = Command::new(BIN)
+        .args(["mcp", "--timeout", "0.5"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(output.stdout.is_empty());
+}
