@@ -82,9 +82,11 @@ fn start(input: &str, args: &[&str]) -> Run {
     let out = dir.join("out.json");
     // stdin is a pipe (cat), stdout a file; the pty is stderr and /dev/tty.
     let script = r#"
+stty cols 100 rows 30
 before=$(stty -g)
 input=$1 bin=$2 out=$3
 shift 3
+tty > "$out.tty"
 cat "$input" | "$bin" ask "$@" > "$out"
 echo "rc=$?;"
 after=$(stty -g)
@@ -492,5 +494,33 @@ fn a_hostile_label_reaches_the_terminal_only_as_harmless_text() {
         done.answers()[0]["values"][0],
         "safe\u{1b}]0;pwned\u{7}label"
     );
+    done.assert_terminal_restored();
+}
+
+#[test]
+fn a_resized_window_is_drawn_again_at_once() {
+    const LONG: &str = "alpha-bravo-charlie-delta-echo-foxtrot-golf-hotel-india-juliet";
+    const ELLIPSIS: &str = "\u{e2}\u{80}\u{a6}"; // "…" as rexpect sees it: one char per byte
+    let input = serde_json::json!({"question": "Which?", "options": [LONG, "short"]}).to_string();
+    let mut run = start(&input, &[]);
+    run.expect("india-juliet").expect("short");
+    assert!(
+        !String::from_utf8_lossy(&run.transcript).contains('…'),
+        "nothing is cut at 100 columns"
+    );
+    // Narrow the window from outside, as a terminal emulator does: the kernel
+    // sends SIGWINCH, and the frame must fit before any key is pressed.
+    let tty = std::fs::read_to_string(run.out.with_extension("json.tty")).unwrap();
+    let status = Command::new("stty")
+        .args(["-F", tty.trim(), "cols", "30"])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    run.expect("alpha-bravo-charlie")
+        .expect(ELLIPSIS)
+        .keys("\r");
+    let done = run.finish();
+    assert_eq!(done.code, 0, "{}", done.document);
+    assert_eq!(done.answers()[0]["values"][0], LONG);
     done.assert_terminal_restored();
 }

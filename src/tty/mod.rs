@@ -103,6 +103,7 @@ pub fn run_form(
                     return Ok(Outcome::TimedOut);
                 }
                 Event::Key(key) => key,
+                Event::Resized => continue,
             };
             match widget.handle(key) {
                 Step::Continue => {}

@@ -28,6 +28,8 @@ const HIDE_CURSOR: &str = "\x1b[?25l";
 pub enum Event {
     Key(Key),
     TimedOut,
+    /// The window changed size (SIGWINCH): draw the frame again to fit.
+    Resized,
 }
 
 /// The open controlling terminal. After [`Terminal::enter_raw`], dropping it
@@ -46,6 +48,8 @@ pub struct Terminal {
 /// cannot reach the `Terminal` value.
 static SAVED: OnceLock<(RawFd, libc::termios)> = OnceLock::new();
 static RAW: AtomicBool = AtomicBool::new(false);
+/// Set by SIGWINCH, which also interrupts the `poll` that waits for a key.
+static RESIZED: AtomicBool = AtomicBool::new(false);
 
 impl Terminal {
     /// Opens `/dev/tty`. Fails at once, before anything is drawn, when the
@@ -110,6 +114,9 @@ impl Terminal {
     /// Waits for one key until `deadline` (forever without one).
     pub fn next_event(&mut self, deadline: Option<Instant>) -> Result<Event, AskError> {
         loop {
+            if RESIZED.swap(false, Ordering::SeqCst) {
+                return Ok(Event::Resized);
+            }
             let wait_ms = match deadline {
                 None => -1,
                 Some(deadline) => {
@@ -131,7 +138,7 @@ impl Terminal {
             if ready < 0 {
                 let err = io::Error::last_os_error();
                 if err.kind() == io::ErrorKind::Interrupted {
-                    continue;
+                    continue; // a resize is reported at the top of the loop
                 }
                 return Err(lost(&err));
             }
@@ -235,6 +242,13 @@ fn install_restorers() {
                 )
             };
         }
+        // SAFETY: the action only stores to an atomic, which is
+        // async-signal-safe; the frame is redrawn by the form loop.
+        let _ = unsafe {
+            signal_hook::low_level::register(libc::SIGWINCH, || {
+                RESIZED.store(true, Ordering::SeqCst);
+            })
+        };
     });
 }
 
