@@ -13,6 +13,7 @@ use std::io::Read;
 use std::net::{Ipv4Addr, TcpListener};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -34,6 +35,8 @@ const POLL: Duration = Duration::from_millis(100);
 /// After the outcome, requests already on their way are answered (409) for
 /// this long before the port closes, so a second submission learns it lost.
 const LINGER: Duration = Duration::from_millis(100);
+/// How often the wait looks for request bodies read on their own threads.
+const BODY_POLL: Duration = Duration::from_millis(5);
 
 pub struct WebOptions {
     /// Port on 127.0.0.1; `None` or `Some(0)` picks a free one.
@@ -95,6 +98,18 @@ pub struct WebSession {
     deadline: Option<Instant>,
     interrupt: Option<Arc<AtomicBool>>,
     finished: Option<WebOutcome>,
+    /// POST bodies are read on their own threads, so a sender that stalls
+    /// holds up neither other requests nor the timeout; they come back here.
+    bodies: (Sender<ReadBody>, Receiver<ReadBody>),
+    /// Bodies still being read.
+    reading: usize,
+}
+
+/// A POST whose body has been read (`None`: it could not be).
+struct ReadBody {
+    request: Request,
+    what: Post,
+    body: Option<Vec<u8>>,
 }
 
 impl WebSession {
@@ -131,6 +146,8 @@ impl WebSession {
             deadline: timeout.map(|t| Instant::now() + t),
             interrupt: options.interrupt.clone(),
             finished: None,
+            bodies: mpsc::channel(),
+            reading: 0,
         })
     }
 
@@ -165,10 +182,8 @@ impl WebSession {
                 Some(deadline) => (deadline - now).min(POLL),
                 None => POLL,
             };
-            match self.server.recv_timeout(wait) {
-                Ok(Some(request)) => self.handle(request),
-                Ok(None) => {}
-                Err(e) => return Err(web_error(format!("the answer page failed ({e})"))),
+            if let Err(e) = self.serve_once(wait) {
+                return Err(web_error(format!("the answer page failed ({e})")));
             }
             if let Some(outcome) = self.finished.clone() {
                 break outcome;
@@ -178,12 +193,29 @@ impl WebSession {
         // Requests already on their way learn that the form is closed.
         let close_at = Instant::now() + LINGER;
         while let Some(left) = close_at.checked_duration_since(Instant::now()) {
-            match self.server.recv_timeout(left) {
-                Ok(Some(request)) => self.handle(request),
-                _ => break,
+            if self.serve_once(left).is_err() {
+                break;
             }
         }
         Ok(outcome)
+    }
+
+    /// Waits up to `wait` for one request and handles it, then decides every
+    /// POST whose body has arrived meanwhile.
+    fn serve_once(&mut self, wait: Duration) -> std::io::Result<()> {
+        let wait = if self.reading > 0 {
+            wait.min(BODY_POLL)
+        } else {
+            wait
+        };
+        if let Some(request) = self.server.recv_timeout(wait)? {
+            self.handle(request);
+        }
+        while let Ok(read) = self.bodies.1.try_recv() {
+            self.reading -= 1;
+            self.decide(read);
+        }
+        Ok(())
     }
 
     fn handle(&mut self, request: Request) {
@@ -221,22 +253,50 @@ impl WebSession {
         }
     }
 
-    fn post(&mut self, mut request: Request, what: Post) {
+    /// Admits a POST and reads its body on a thread of its own.
+    fn post(&mut self, request: Request, what: Post) {
         if let Err(rejection) = self.guard.admit_post(&request) {
             return reject(request, rejection);
         }
-        let mut body = Vec::new();
-        let read = request
-            .as_reader()
-            .take(MAX_BODY_BYTES as u64 + 1)
-            .read_to_end(&mut body);
-        if read.is_err() {
+        let done = self.bodies.0.clone();
+        let reader = std::thread::Builder::new()
+            .name("ask_user-body".into())
+            .spawn(move || {
+                let mut request = request;
+                let mut body = Vec::new();
+                let read = request
+                    .as_reader()
+                    .take(MAX_BODY_BYTES as u64 + 1)
+                    .read_to_end(&mut body);
+                // The session may be over; then the request is dropped unanswered.
+                let _ = done.send(ReadBody {
+                    request,
+                    what,
+                    body: read.ok().map(|_| body),
+                });
+            });
+        // Without a thread the request is dropped, and the client sees the
+        // connection close; the form goes on.
+        if reader.is_ok() {
+            self.reading += 1;
+        }
+    }
+
+    /// Decides a POST whose body was read: the first valid answer (or the
+    /// cancel) ends the form; later ones get 409.
+    fn decide(&mut self, read: ReadBody) {
+        let ReadBody {
+            request,
+            what,
+            body,
+        } = read;
+        let Some(body) = body else {
             return respond(
                 request,
                 400,
                 Body::text("the request body could not be read"),
             );
-        }
+        };
         if body.len() > MAX_BODY_BYTES {
             return reject(request, Rejection::TooLarge);
         }

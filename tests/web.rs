@@ -388,6 +388,48 @@ fn more_than_100_requests_a_minute_get_429_and_sigterm_cancels() {
     assert_eq!(document["answers"], json!([]));
 }
 
+/// Sends a POST's head and part of its body, then holds the connection open.
+fn stalled_post(page: &Page, path: &str) -> TcpStream {
+    let host = page.host();
+    let mut stream = connect(page.port);
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {}\r\n\
+         Origin: http://{host}\r\nContent-Type: application/json\r\n\
+         Content-Length: 60000\r\n\r\n{{\"answers\":",
+        page.token
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream
+}
+
+#[test]
+fn a_stalled_request_body_holds_up_neither_answers_nor_the_timeout() {
+    // An answer gets through while another POST's body never arrives.
+    let page = Page::start(ONE_SELECT, &[]);
+    let _stalled = stalled_post(&page, "/answer");
+    std::thread::sleep(Duration::from_millis(200)); // let the server start reading it
+    let started = Instant::now();
+    let answered = page.request("POST", "/answer", r#"{"answers":[{"optionIds":["2"]}]}"#);
+    assert_eq!(answered.status, 200, "{}", answered.body);
+    assert!(started.elapsed() < Duration::from_secs(2));
+    let (code, document) = page.finish();
+    assert_eq!(code, 0);
+    assert_eq!(answer_ids(&document), [json!(["2"])]);
+
+    // And the timeout still ends the form on time.
+    let started = Instant::now();
+    let page = Page::start(ONE_SELECT, &["--timeout", "1"]);
+    let _stalled = stalled_post(&page, "/answer");
+    let (code, document) = page.finish();
+    assert_eq!(code, 124);
+    assert_eq!(document["timedOut"], true);
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
 #[test]
 fn cancel_by_post_exits_130() {
     let page = Page::start(ONE_SELECT, &[]);
