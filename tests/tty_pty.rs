@@ -69,7 +69,8 @@ impl Finished {
     }
 }
 
-fn start(input: &str, args: &[&str]) -> Run {
+/// A fresh folder for one run's files.
+fn run_dir() -> PathBuf {
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
         "pty-{}-{}",
@@ -77,6 +78,11 @@ fn start(input: &str, args: &[&str]) -> Run {
         COUNTER.fetch_add(1, Ordering::SeqCst)
     ));
     std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn start(input: &str, args: &[&str]) -> Run {
+    let dir = run_dir();
     let input_path = dir.join("input.json");
     std::fs::write(&input_path, input).unwrap();
     let out = dir.join("out.json");
@@ -102,12 +108,48 @@ echo "modes=$(stty -a | tr ' ;' '\n\n' | grep -E '^-?(icanon|echo|isig)$' | tr '
         .arg(&out)
         .args(args)
         .env_remove("NO_COLOR");
+    spawn(cmd, out)
+}
+
+fn spawn(cmd: Command, out: PathBuf) -> Run {
     let session = rexpect::session::spawn_command(cmd, Some(10_000)).expect("spawn in a pty");
     Run {
         session,
         out,
         transcript: Vec::new(),
     }
+}
+
+/// `ask_user mcp --fallback tty` in a pty, driven over its stdio by
+/// tests/tty/mcp_driver.py (`answer` or `cancel`); the pty is the terminal
+/// the form is drawn on. The "document" is the driver's report.
+fn start_mcp_tty(mode: &str) -> (Run, PathBuf) {
+    let dir = run_dir();
+    let out = dir.join("out.json");
+    let marker = dir.join("form-seen");
+    let script = r#"
+stty cols 100 rows 30
+before=$(stty -g)
+python3 "$@"
+echo "rc=$?;"
+after=$(stty -g)
+if [ "$before" = "$after" ]; then echo "tty=restored;"; else echo "tty=changed;"; fi
+echo "modes=$(stty -a | tr ' ;' '\n\n' | grep -E '^-?(icanon|echo|isig)$' | tr '\n' ' ');"
+"#;
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(script)
+        .arg("sh")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/tty/mcp_driver.py"
+        ))
+        .arg(BIN)
+        .arg(&out)
+        .arg(&marker)
+        .arg(mode)
+        .env_remove("NO_COLOR");
+    (spawn(cmd, out), marker)
 }
 
 impl Run {
@@ -522,5 +564,43 @@ fn a_resized_window_is_drawn_again_at_once() {
     let done = run.finish();
     assert_eq!(done.code, 0, "{}", done.document);
     assert_eq!(done.answers()[0]["values"][0], LONG);
+    done.assert_terminal_restored();
+}
+
+#[test]
+fn mcp_fallback_tty_asks_on_the_terminal() {
+    let (mut run, _) = start_mcp_tty("answer");
+    run.expect("Redis").keys(DOWN).expect("SQLite").keys("\r");
+    let done = run.finish();
+    assert_eq!(done.code, 0, "{}", done.document);
+    let call = &done.document["received"][0];
+    assert_eq!(call["id"], 7, "{call}");
+    assert_eq!(call["result"]["isError"], false);
+    assert_eq!(
+        call["result"]["structuredContent"]["answers"],
+        serde_json::json!([{"questionId":"q1","values":["SQLite"],"optionIds":["2"]}])
+    );
+    assert_eq!(done.document["server_rc"], 0);
+    done.assert_terminal_restored();
+}
+
+#[test]
+fn mcp_fallback_tty_ends_the_form_when_the_client_cancels_the_call() {
+    let (mut run, marker) = start_mcp_tty("cancel");
+    run.expect("Redis");
+    std::fs::write(&marker, "").unwrap();
+    let done = run.finish();
+    assert_eq!(done.code, 0, "{}", done.document);
+    // No response for the cancelled call (id 7): the first message is the ping's.
+    let received = done.document["received"].as_array().unwrap();
+    assert_eq!(received.len(), 1, "{received:?}");
+    assert_eq!(received[0]["id"], 8);
+    assert_eq!(received[0]["result"], serde_json::json!({}));
+    assert_eq!(done.document["server_rc"], 0);
+    assert!(
+        done.screen_text().contains("Cancelled"),
+        "{:?}",
+        done.screen_text()
+    );
     done.assert_terminal_restored();
 }

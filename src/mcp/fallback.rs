@@ -2,6 +2,8 @@
 //! terminal or on the local answer page, or say so
 //! (`--fallback prompt|tty|web|error`).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rmcp::RoleServer;
@@ -9,7 +11,7 @@ use rmcp::model::CallToolResult;
 use rmcp::service::RequestContext;
 
 use super::{Fallback, Options, page, result};
-use crate::answer::AnswerDocument;
+use crate::answer::{AnswerDocument, Unanswered};
 use crate::error::{AskError, Detail};
 use crate::model::Prompt;
 use crate::prompt::PromptDocument;
@@ -30,8 +32,22 @@ pub async fn reach_person(
         Fallback::Web => page::ask_on_page(options, prompt, timeout, context, log_notices).await,
         Fallback::Tty => {
             let prompt = prompt.clone();
+            let stop = Arc::new(AtomicBool::new(false));
+            let stop_form = Arc::clone(&stop);
             // The terminal face blocks on a person: keep it off the protocol thread.
-            let asked = tokio::task::spawn_blocking(move || ask_on_tty(&prompt, timeout)).await;
+            let mut form =
+                tokio::task::spawn_blocking(move || ask_on_tty(&prompt, timeout, Some(stop_form)));
+            let asked = tokio::select! {
+                asked = &mut form => asked,
+                () = context.ct.cancelled() => {
+                    // The client gave up on this call: end the form (the
+                    // terminal is restored within the poll interval) before
+                    // saying so. rmcp sends no response for a cancelled request.
+                    stop.store(true, Ordering::SeqCst);
+                    let _ = form.await;
+                    return result::answered(&AnswerDocument::unanswered(Unanswered::Cancelled));
+                }
+            };
             match asked {
                 Ok(Ok(document)) => result::answered(&document),
                 Ok(Err(err)) => result::error(&err),
@@ -44,9 +60,16 @@ pub async fn reach_person(
 }
 
 /// Asks on the terminal of the machine the server runs on (NO_TTY when it
-/// has none). A `notifications/cancelled` cannot interrupt a person mid-form:
-/// the form ends by answer, Esc, Ctrl-C or the timeout.
-pub fn ask_on_tty(prompt: &Prompt, timeout: Duration) -> Result<AnswerDocument, AskError> {
-    let terminal = crate::tty::Terminal::open()?;
+/// has none). Setting `stop` ends the form as cancelled, with the terminal
+/// restored, as Esc does.
+pub fn ask_on_tty(
+    prompt: &Prompt,
+    timeout: Duration,
+    stop: Option<Arc<AtomicBool>>,
+) -> Result<AnswerDocument, AskError> {
+    let mut terminal = crate::tty::Terminal::open()?;
+    if let Some(stop) = stop {
+        terminal.stop_when(stop);
+    }
     crate::tty::ask(terminal, prompt, Some(timeout))
 }

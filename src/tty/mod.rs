@@ -104,6 +104,10 @@ pub fn run_form(
                 }
                 Event::Key(key) => key,
                 Event::Resized => continue,
+                Event::Stopped => {
+                    terminal.clear()?;
+                    return Ok(Outcome::Cancelled);
+                }
             };
             match widget.handle(key) {
                 Step::Continue => {}

@@ -12,9 +12,9 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use console::{Key, Term};
 
@@ -30,7 +30,12 @@ pub enum Event {
     TimedOut,
     /// The window changed size (SIGWINCH): draw the frame again to fit.
     Resized,
+    /// The flag given to [`Terminal::stop_when`] was set: the caller gave up.
+    Stopped,
 }
+
+/// How often the wait looks at a stop flag.
+const STOP_POLL: Duration = Duration::from_millis(100);
 
 /// The open controlling terminal. After [`Terminal::enter_raw`], dropping it
 /// restores the saved settings and shows the cursor.
@@ -42,6 +47,8 @@ pub struct Terminal {
     raw: bool,
     /// Rows of the frame on screen, which the next frame replaces.
     drawn_rows: usize,
+    /// Set by another thread to end the wait (an MCP client cancelled the call).
+    stop: Option<Arc<AtomicBool>>,
 }
 
 /// The terminal settings to restore from a panic or a signal handler, which
@@ -77,7 +84,14 @@ impl Terminal {
             keys,
             raw: false,
             drawn_rows: 0,
+            stop: None,
         })
+    }
+
+    /// Makes [`next_event`](Self::next_event) return [`Event::Stopped`]
+    /// within [`STOP_POLL`] of `flag` being set.
+    pub fn stop_when(&mut self, flag: Arc<AtomicBool>) {
+        self.stop = Some(flag);
     }
 
     /// Raw mode and a hidden cursor, until this value is dropped.
@@ -117,17 +131,32 @@ impl Terminal {
             if RESIZED.swap(false, Ordering::SeqCst) {
                 return Ok(Event::Resized);
             }
-            let wait_ms = match deadline {
-                None => -1,
+            if self
+                .stop
+                .as_ref()
+                .is_some_and(|flag| flag.load(Ordering::SeqCst))
+            {
+                return Ok(Event::Stopped);
+            }
+            let left = match deadline {
+                None => None,
                 Some(deadline) => {
                     let left = deadline.saturating_duration_since(Instant::now());
                     if left.is_zero() {
                         return Ok(Event::TimedOut);
                     }
-                    // Round up, so a wake-up never comes just before the deadline.
-                    i32::try_from(left.as_micros().div_ceil(1000)).unwrap_or(i32::MAX)
+                    Some(left)
                 }
             };
+            let left = match (left, &self.stop) {
+                (left, None) => left,
+                (None, Some(_)) => Some(STOP_POLL),
+                (Some(left), Some(_)) => Some(left.min(STOP_POLL)),
+            };
+            // Round up, so a wake-up never comes just before the deadline.
+            let wait_ms = left.map_or(-1, |left| {
+                i32::try_from(left.as_micros().div_ceil(1000)).unwrap_or(i32::MAX)
+            });
             let mut pollfd = libc::pollfd {
                 fd: self.tty.as_raw_fd(),
                 events: libc::POLLIN,
