@@ -269,3 +269,72 @@ proptest! {
         prop_assert_eq!(run.stdout, format!("{line}\n"));
     }
 }
+
+/// Reply-shaped text: numbers in every form, the question's own labels, separators and noise.
+fn reply_text() -> impl Strategy<Value = String> {
+    let token = prop_oneof![
+        (0u32..12).prop_map(|n| n.to_string()),
+        (0u32..12).prop_map(|n| format!("#{n}")),
+        (0u32..12).prop_map(|n| format!("{n}.")),
+        Just("yes".to_string()),
+        Just("N".to_string()),
+        Just("and".to_string()),
+        Just(",".to_string()),
+        Just(" ".to_string()),
+        Just(String::new()),
+        "[a-zA-Z ]{0,12}",
+        any::<String>(),
+    ];
+    prop::collection::vec(token, 0..5).prop_map(|tokens| tokens.join(" "))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(10_000), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Any replies to any fixture's questions: an answered document whose
+    /// option ids and values come from the question, or INVALID_REPLY. Never
+    /// a panic, never an answer the question cannot have.
+    #[test]
+    fn replies_answer_or_are_refused(index in any::<prop::sample::Index>(),
+                                     replies in prop::collection::vec(reply_text(), 1..4),
+                                     use_labels in any::<bool>()) {
+        let fixtures = fixtures();
+        let Ok(prompt) = ask_user::input::parse(&fixtures[index.index(fixtures.len())]) else {
+            return Ok(());
+        };
+        let mut replies = replies;
+        replies.resize(prompt.questions.len(), String::new());
+        if use_labels {
+            // Labels, as a person might type them back.
+            for (reply, question) in replies.iter_mut().zip(&prompt.questions) {
+                if let Some(choice) = question.options.last() {
+                    *reply = choice.label.to_lowercase();
+                }
+            }
+        }
+        match ask_user::answer::resolve_replies(&prompt, &replies) {
+            Ok(document) => {
+                prop_assert!(document.answered && !document.cancelled && !document.timed_out);
+                prop_assert_eq!(document.answers.len(), prompt.questions.len());
+                for (answer, question) in document.answers.iter().zip(&prompt.questions) {
+                    prop_assert_eq!(&answer.question_id, &question.id);
+                    let ids = answer.option_ids.clone().unwrap_or_default();
+                    prop_assert_eq!(answer.option_ids.is_some(), question.kind.is_select());
+                    for id in &ids {
+                        prop_assert!(question.option(id).is_some(), "unknown option id {id}");
+                    }
+                    if answer.custom_text.is_some() {
+                        prop_assert!(question.allow_other);
+                    }
+                    if question.kind == ask_user::model::Kind::SingleSelect {
+                        prop_assert!(ids.len() <= 1);
+                    }
+                    if answer.values.is_empty() {
+                        prop_assert!(!question.required, "a required question was skipped");
+                    }
+                }
+            }
+            Err(error) => prop_assert_eq!(error.code(), "INVALID_REPLY"),
+        }
+    }
+}
