@@ -87,28 +87,33 @@ fn start(input: &str, args: &[&str]) -> Run {
     std::fs::write(&input_path, input).unwrap();
     let out = dir.join("out.json");
     // stdin is a pipe (cat), stdout a file; the pty is stderr and /dev/tty.
-    let script = r#"
-stty cols 100 rows 30
-before=$(stty -g)
-input=$1 bin=$2 out=$3
+    let command = r#"input=$1 bin=$2 out=$3
 shift 3
 tty > "$out.tty"
-cat "$input" | "$bin" ask "$@" > "$out"
+cat "$input" | "$bin" ask "$@" > "$out""#;
+    let mut cmd = reporting_shell(command);
+    cmd.arg(&input_path).arg(BIN).arg(&out).args(args);
+    spawn(cmd, out)
+}
+
+/// A shell that runs `command` (its arguments in "$@") in a window of 100
+/// columns, then reports the exit code, whether `stty -g` is unchanged, and
+/// the terminal modes that matter.
+fn reporting_shell(command: &str) -> Command {
+    let script = format!(
+        r#"
+stty cols 100 rows 30
+before=$(stty -g)
+{command}
 echo "rc=$?;"
 after=$(stty -g)
 if [ "$before" = "$after" ]; then echo "tty=restored;"; else echo "tty=changed;"; fi
 echo "modes=$(stty -a | tr ' ;' '\n\n' | grep -E '^-?(icanon|echo|isig)$' | tr '\n' ' ');"
-"#;
+"#
+    );
     let mut cmd = Command::new("sh");
-    cmd.arg("-c")
-        .arg(script)
-        .arg("sh")
-        .arg(&input_path)
-        .arg(BIN)
-        .arg(&out)
-        .args(args)
-        .env_remove("NO_COLOR");
-    spawn(cmd, out)
+    cmd.arg("-c").arg(script).arg("sh").env_remove("NO_COLOR");
+    cmd
 }
 
 fn spawn(cmd: Command, out: PathBuf) -> Run {
@@ -127,28 +132,15 @@ fn start_mcp_tty(mode: &str) -> (Run, PathBuf) {
     let dir = run_dir();
     let out = dir.join("out.json");
     let marker = dir.join("form-seen");
-    let script = r#"
-stty cols 100 rows 30
-before=$(stty -g)
-python3 "$@"
-echo "rc=$?;"
-after=$(stty -g)
-if [ "$before" = "$after" ]; then echo "tty=restored;"; else echo "tty=changed;"; fi
-echo "modes=$(stty -a | tr ' ;' '\n\n' | grep -E '^-?(icanon|echo|isig)$' | tr '\n' ' ');"
-"#;
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c")
-        .arg(script)
-        .arg("sh")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/tty/mcp_driver.py"
-        ))
-        .arg(BIN)
-        .arg(&out)
-        .arg(&marker)
-        .arg(mode)
-        .env_remove("NO_COLOR");
+    let mut cmd = reporting_shell(r#"python3 "$@""#);
+    cmd.arg(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/tty/mcp_driver.py"
+    ))
+    .arg(BIN)
+    .arg(&out)
+    .arg(&marker)
+    .arg(mode);
     (spawn(cmd, out), marker)
 }
 
