@@ -7,9 +7,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{AskError, Detail};
-use crate::input::{find_choice, parse_yes_no};
+use crate::model::find_choice;
 use crate::model::{Kind, Prompt, Question};
-use crate::prompt::{answer_instructions, yes_no};
+use crate::prompt::answer_instructions;
+use crate::text::{fold_line, parse_yes_no, yes_no};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -183,7 +184,7 @@ pub fn invalid_reply(question: &Question, index: usize, total: usize) -> AskErro
     } else {
         format!("question {} of {total}", index + 1)
     };
-    let text = crate::input::fold_line(&question.text);
+    let text = fold_line(&question.text);
     let shown: String = if text.chars().count() > 80 {
         text.chars().take(79).chain(std::iter::once('…')).collect()
     } else {

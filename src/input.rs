@@ -8,7 +8,8 @@ use std::io::Read;
 use serde_json::{Map, Value};
 
 use crate::error::{AskError, Detail};
-use crate::model::{Choice, Default, Kind, Prompt, Question};
+use crate::model::{Choice, Default, Kind, Prompt, Question, find_choice};
+use crate::text::{fold_line, parse_yes_no};
 
 /// Largest accepted input, in bytes (exactly this many is accepted).
 pub const MAX_INPUT_BYTES: usize = 262_144;
@@ -24,7 +25,7 @@ pub const MAX_DESCRIPTION_CHARS: usize = 1000;
 pub const MIN_TIMEOUT_MS: u64 = 10_000;
 pub const MAX_TIMEOUT_MS: u64 = 1_800_000;
 
-type Object = Map<String, Value>;
+pub type Object = Map<String, Value>;
 type Result<T> = std::result::Result<T, AskError>;
 
 /// Reads at most one byte past the limit, so a huge or endless stream costs
@@ -94,89 +95,6 @@ fn not_an_object(found: &str) -> AskError {
 /// Bytes → model: the whole input path.
 pub fn parse(bytes: &[u8]) -> Result<Prompt> {
     parse_object(&decode(bytes)?)
-}
-
-/// A tool input or a prompt document (as `execute` prints it) → model, for
-/// `answer`. A prompt document is told apart by `"tool":"ask_user"` with a
-/// `prompt` object or a `prompts` array (a user_ask input's `prompt` is a string).
-pub fn parse_input_or_prompt(bytes: &[u8]) -> Result<Prompt> {
-    let obj = decode(bytes)?;
-    let is_document = obj.get("tool").and_then(Value::as_str) == Some(crate::TOOL_NAME)
-        && (obj.get("prompt").is_some_and(Value::is_object)
-            || obj.get("prompts").is_some_and(Value::is_array));
-    if is_document {
-        prompt_document(obj)
-    } else {
-        parse_object(&obj)
-    }
-}
-
-/// The parts of a prompt document that the questions are rebuilt from.
-#[derive(serde::Deserialize)]
-struct PromptDocumentIn {
-    #[serde(default)]
-    title: Option<String>,
-    #[serde(default)]
-    context: Option<String>,
-    #[serde(default)]
-    prompt: Option<crate::prompt::PromptItem>,
-    #[serde(default)]
-    prompts: Option<Vec<crate::prompt::PromptItem>>,
-}
-
-fn prompt_document(obj: Object) -> Result<Prompt> {
-    let document: PromptDocumentIn = serde_json::from_value(Value::Object(obj)).map_err(|e| {
-        AskError::InvalidInput(
-            Detail::new(
-                "the prompt document is not as ask_user printed it; pass it unchanged, or pass the tool input",
-            )
-            .with_parse_error(e.to_string()),
-        )
-    })?;
-    let (items, base) = match (document.prompt, document.prompts) {
-        (Some(_), Some(_)) => {
-            return Err(AskError::InvalidInput(Detail::at(
-                "a prompt document has either prompt or prompts, not both",
-                "prompts",
-            )));
-        }
-        (Some(item), None) => (vec![item], None),
-        (None, Some(items)) => (items, Some("prompts")),
-        (None, None) => {
-            return Err(AskError::InvalidInput(Detail::at(
-                "a prompt document needs a prompt object or a prompts array",
-                "prompt",
-            )));
-        }
-    };
-    if items.is_empty() || items.len() > MAX_QUESTIONS {
-        return Err(AskError::InvalidQuestions(Detail::at(
-            format!("prompts must have 1 to {MAX_QUESTIONS} items"),
-            "prompts",
-        )));
-    }
-    let mut questions = Vec::with_capacity(items.len());
-    for (index, item) in items.iter().enumerate() {
-        let question = item.to_question(index);
-        if question.kind.is_select() && question.options.is_empty() {
-            let path = match base {
-                Some(base) => format!("{base}[{index}].options"),
-                None => "prompt.options".into(),
-            };
-            return Err(AskError::MissingOptions(Detail::at(
-                format!("a {} prompt needs its options", question.kind.as_str()),
-                path,
-            )));
-        }
-        questions.push(question);
-    }
-    check_unique_ids(&questions)?;
-    Ok(Prompt {
-        title: document.title,
-        context: document.context,
-        timeout_ms: None,
-        questions,
-    })
 }
 
 /// A decoded object → model, whichever dialect it is written in.
@@ -269,7 +187,7 @@ fn question_items(list: &Value) -> Result<Vec<&Object>> {
         .collect()
 }
 
-fn check_unique_ids(questions: &[Question]) -> Result<()> {
+pub(crate) fn check_unique_ids(questions: &[Question]) -> Result<()> {
     for (later, question) in questions.iter().enumerate() {
         if let Some(first) = questions[..later].iter().position(|q| q.id == question.id) {
             return Err(AskError::InvalidQuestions(Detail::at(
@@ -657,31 +575,6 @@ fn parse_default(
     }
 }
 
-/// An option named by its label (exact, then ignoring case) or its 1-based number.
-pub fn find_choice<'a>(options: &'a [Choice], text: &str) -> Option<&'a Choice> {
-    let text = fold_line(text);
-    options
-        .iter()
-        .find(|c| c.label == text)
-        .or_else(|| {
-            let lower = text.to_lowercase();
-            options.iter().find(|c| c.label.to_lowercase() == lower)
-        })
-        .or_else(|| {
-            let n: usize = text.parse().ok()?;
-            options.get(n.checked_sub(1)?)
-        })
-}
-
-/// yes/no/y/n/true/false, ignoring case and surrounding space.
-pub fn parse_yes_no(text: &str) -> Option<bool> {
-    match text.trim().to_lowercase().as_str() {
-        "yes" | "y" | "true" => Some(true),
-        "no" | "n" | "false" => Some(false),
-        _ => None,
-    }
-}
-
 #[derive(Clone, Copy)]
 enum Fold {
     OneLine,
@@ -754,18 +647,6 @@ fn scalar_text(value: &Value) -> Option<String> {
         Value::Number(n) => Some(n.to_string()),
         _ => None,
     }
-}
-
-/// Trim and fold inner runs of white space (newlines included) to one space.
-pub fn fold_line(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for word in text.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-    }
-    out
 }
 
 fn join(base: &str, key: &str) -> String {

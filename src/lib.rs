@@ -13,6 +13,7 @@ pub mod model;
 pub mod prompt;
 pub mod sanitize;
 pub mod schema;
+pub mod text;
 pub mod tty;
 pub mod web;
 

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::text::fold_line;
+
 /// A whole form: one or more questions asked together.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Prompt {
@@ -86,4 +88,20 @@ impl Question {
         }
         self.options.iter().position(|c| c.recommended)
     }
+}
+
+/// An option named by its label (exact, then ignoring case) or its 1-based number.
+pub fn find_choice<'a>(options: &'a [Choice], text: &str) -> Option<&'a Choice> {
+    let text = fold_line(text);
+    options
+        .iter()
+        .find(|c| c.label == text)
+        .or_else(|| {
+            let lower = text.to_lowercase();
+            options.iter().find(|c| c.label.to_lowercase() == lower)
+        })
+        .or_else(|| {
+            let n: usize = text.parse().ok()?;
+            options.get(n.checked_sub(1)?)
+        })
 }

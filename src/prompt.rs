@@ -4,8 +4,13 @@
 
 use serde::{Deserialize, Serialize};
 
+use serde_json::Value;
+
+use crate::error::{AskError, Detail};
+use crate::input::{MAX_QUESTIONS, check_unique_ids, decode, parse_object};
 use crate::markdown::{bold_lines, escape_block, escape_inline};
 use crate::model::{Choice, Default, Kind, Prompt, Question};
+use crate::text::{fold_line, parse_yes_no, yes_no};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -174,10 +179,6 @@ fn default_echo(kind: Kind, default: &Default) -> DefaultEcho {
     }
 }
 
-pub fn yes_no(yes: bool) -> &'static str {
-    if yes { "yes" } else { "no" }
-}
-
 pub fn answer_format(question: &Question) -> AnswerFormat {
     let n = question.options.len();
     match question.kind {
@@ -275,7 +276,7 @@ fn question_body(question: &Question) -> Option<String> {
                 if let Some(description) = &choice.description {
                     // Descriptions keep their lines in JSON; here they join one list item.
                     line.push_str(" — ");
-                    line.push_str(&escape_inline(&crate::input::fold_line(description)));
+                    line.push_str(&escape_inline(&fold_line(description)));
                 }
                 let mut marks = Vec::new();
                 if choice.recommended && !choice.label.to_lowercase().ends_with("(recommended)") {
@@ -297,14 +298,11 @@ fn question_body(question: &Question) -> Option<String> {
             if let Some(placeholder) = &question.placeholder {
                 lines.push(format!(
                     "Hint: _{}_",
-                    escape_inline(&crate::input::fold_line(placeholder))
+                    escape_inline(&fold_line(placeholder))
                 ));
             }
             if let Some(Default::Text(text)) = &question.default {
-                lines.push(format!(
-                    "Default: {}",
-                    escape_inline(&crate::input::fold_line(text))
-                ));
+                lines.push(format!("Default: {}", escape_inline(&fold_line(text))));
             }
         }
         Kind::Confirm => {
@@ -348,9 +346,7 @@ impl PromptItem {
             .default
             .as_ref()
             .and_then(|echo| match (self.kind, echo) {
-                (Kind::Confirm, DefaultEcho::One(text)) => {
-                    crate::input::parse_yes_no(text).map(Default::Confirm)
-                }
+                (Kind::Confirm, DefaultEcho::One(text)) => parse_yes_no(text).map(Default::Confirm),
                 (Kind::Text, DefaultEcho::One(text)) => Some(Default::Text(text.clone())),
                 (_, DefaultEcho::One(id)) => Some(Default::Options(vec![id.clone()])),
                 (_, DefaultEcho::Many(ids)) => Some(Default::Options(ids.clone())),
@@ -369,4 +365,87 @@ impl PromptItem {
             placeholder: self.placeholder.clone(),
         }
     }
+}
+
+/// A tool input or a prompt document (as `execute` prints it) → model, for
+/// `answer`. A prompt document is told apart by `"tool":"ask_user"` with a
+/// `prompt` object or a `prompts` array (a user_ask input's `prompt` is a string).
+pub fn parse_input_or_prompt(bytes: &[u8]) -> Result<Prompt, AskError> {
+    let obj = decode(bytes)?;
+    let is_document = obj.get("tool").and_then(Value::as_str) == Some(crate::TOOL_NAME)
+        && (obj.get("prompt").is_some_and(Value::is_object)
+            || obj.get("prompts").is_some_and(Value::is_array));
+    if is_document {
+        prompt_document(obj)
+    } else {
+        parse_object(&obj)
+    }
+}
+
+/// The parts of a prompt document that the questions are rebuilt from.
+#[derive(serde::Deserialize)]
+struct PromptDocumentIn {
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    context: Option<String>,
+    #[serde(default)]
+    prompt: Option<PromptItem>,
+    #[serde(default)]
+    prompts: Option<Vec<PromptItem>>,
+}
+
+fn prompt_document(obj: crate::input::Object) -> Result<Prompt, AskError> {
+    let document: PromptDocumentIn = serde_json::from_value(Value::Object(obj)).map_err(|e| {
+        AskError::InvalidInput(
+            Detail::new(
+                "the prompt document is not as ask_user printed it; pass it unchanged, or pass the tool input",
+            )
+            .with_parse_error(e.to_string()),
+        )
+    })?;
+    let (items, base) = match (document.prompt, document.prompts) {
+        (Some(_), Some(_)) => {
+            return Err(AskError::InvalidInput(Detail::at(
+                "a prompt document has either prompt or prompts, not both",
+                "prompts",
+            )));
+        }
+        (Some(item), None) => (vec![item], None),
+        (None, Some(items)) => (items, Some("prompts")),
+        (None, None) => {
+            return Err(AskError::InvalidInput(Detail::at(
+                "a prompt document needs a prompt object or a prompts array",
+                "prompt",
+            )));
+        }
+    };
+    if items.is_empty() || items.len() > MAX_QUESTIONS {
+        return Err(AskError::InvalidQuestions(Detail::at(
+            format!("prompts must have 1 to {MAX_QUESTIONS} items"),
+            "prompts",
+        )));
+    }
+    let mut questions = Vec::with_capacity(items.len());
+    for (index, item) in items.iter().enumerate() {
+        let question = item.to_question(index);
+        if question.kind.is_select() && question.options.is_empty() {
+            let path = match base {
+                Some(base) => format!("{base}[{index}].options"),
+                None => "prompt.options".into(),
+            };
+            return Err(AskError::MissingOptions(Detail::at(
+                format!("a {} prompt needs its options", question.kind.as_str()),
+                path,
+            )));
+        }
+        questions.push(question);
+    }
+    check_unique_ids(&questions)?;
+    Ok(Prompt {
+        title: document.title,
+        context: document.context,
+        timeout_ms: None,
+        questions,
+    })
 }

@@ -18,8 +18,8 @@ use serde_json::{Map, Value};
 
 use crate::answer::{AnswerDocument, Choice, invalid_reply, parse_reply};
 use crate::error::{AskError, Detail};
-use crate::input::fold_line;
 use crate::model::{Default, Kind, Prompt, Question};
+use crate::text::fold_line;
 
 /// Which schema vocabulary the client understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,7 +203,7 @@ fn text_of(value: &Value) -> Option<String> {
     match value {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(crate::prompt::yes_no(*b).to_string()),
+        Value::Bool(b) => Some(crate::text::yes_no(*b).to_string()),
         _ => None,
     }
 }

@@ -236,13 +236,13 @@ fn summarize(prompt: &Prompt, answers: &[Answer]) {
         let name = question
             .header
             .clone()
-            .unwrap_or_else(|| shorten(&crate::input::fold_line(&question.text), 60));
+            .unwrap_or_else(|| shorten(&crate::text::fold_line(&question.text), 60));
         let value = if answer.values.is_empty() {
             "(skipped)".to_string()
         } else {
             answer.values.join(", ")
         };
-        let line = format!("✓ {name}: {}", crate::input::fold_line(&value));
+        let line = format!("✓ {name}: {}", crate::text::fold_line(&value));
         text.push_str(&crate::sanitize::for_terminal(&line));
         text.push('\n');
     }

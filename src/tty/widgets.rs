@@ -408,7 +408,7 @@ impl<'q> TextInput<'q> {
         let keys = match (self.default_text(), self.question.required) {
             (Some(default), _) => format!(
                 "Enter submit (empty keeps the default: {}) · Esc cancel",
-                crate::input::fold_line(default)
+                crate::text::fold_line(default)
             ),
             (None, false) => "Enter submit (empty skips) · Esc cancel".to_string(),
             (None, true) => "Enter submit · Esc cancel".to_string(),

@@ -1,0 +1,153 @@
+//! The command line: clap's definitions of every subcommand and flag, and
+//! the parsers of their values. `main.rs` maps what is parsed here onto the
+//! library.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+use ask_user::check;
+use ask_user::describe::Format;
+use ask_user::mcp::Fallback;
+use ask_user::schema::Schema;
+
+#[derive(Parser)]
+#[command(
+    name = "ask_user",
+    version,
+    about = "Ask a person a structured question; get strict JSON back.",
+    long_about = "Ask a person a structured question; get strict JSON back.\n\n\
+        As an Amp toolbox tool: TOOLBOX_ACTION=describe prints the tool description,\n\
+        TOOLBOX_ACTION=execute reads the tool input on stdin and prints the prompt document.\n\
+        Documents go to stdout, one JSON line; everything for people goes to stderr.",
+    after_help = "Exit codes: 0 success, 1 error (error document on stdout), 2 usage error,\n\
+        124 timed out (ask), 130 cancelled (ask)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Print the prompt document for a tool input (what TOOLBOX_ACTION=execute prints).
+    Prompt {
+        /// The tool input: a JSON file, or - (the default) for stdin.
+        file: Option<PathBuf>,
+    },
+    /// Ask a person and print the answer document (on the terminal, or `--ui web`: a local page).
+    #[command(
+        after_help = "Keys: ↑/↓ (or j/k, Tab) move, Enter chooses, Space toggles in a multi select,\n\
+        1-9 jump to an option, y/n answer a confirm, Esc or q (Ctrl-C too) cancel.\n\
+        Exit codes: 0 answered, 1 error (NO_TTY without a terminal), 124 timed out, 130 cancelled."
+    )]
+    Ask(AskArgs),
+    /// Check a person's relayed reply against a tool input or a prompt document.
+    Answer {
+        /// The person's reply: one per question, in order.
+        #[arg(long, value_name = "TEXT")]
+        reply: Vec<String>,
+        /// The tool input or prompt document: a JSON file, or - (the default) for stdin.
+        file: Option<PathBuf>,
+    },
+    /// Check tool inputs and ask_user documents in files and folders (for CI).
+    #[command(
+        long_about = "Check tool inputs and ask_user documents in files and folders (for CI).\n\n\
+            Folders are searched recursively for *.json (names starting with . are skipped).\n\
+            Each file is a tool input in any dialect, or a prompt, answer or error document\n\
+            that ask_user printed; each is validated by the same code the other faces use.",
+        after_help = "Exit codes: 0 every file valid, 1 any file invalid or unreadable, 2 usage error."
+    )]
+    Check {
+        /// Files and folders to check; - reads stdin.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// text: one line per invalid file (summary on stderr); json: one document listing
+        /// every file; github: GitHub Actions annotations.
+        #[arg(long, value_enum, default_value = "text")]
+        format: check::Format,
+        /// Print failures only: no summary line; json lists only invalid files.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Print a JSON Schema (2020-12) for tool inputs or for a document ask_user prints.
+    Schema {
+        /// Which schema to print.
+        #[arg(value_enum)]
+        name: Schema,
+    },
+    /// Print the tool description for a host.
+    Describe {
+        /// Which host's tool format to print.
+        #[arg(long, value_enum, default_value = "amp")]
+        format: Format,
+    },
+    /// Serve MCP over stdio: one tool, ask_user, asked through the client's forms.
+    Mcp {
+        /// What to do when the client cannot show a form.
+        #[arg(long, value_enum, default_value = "prompt")]
+        fallback: Fallback,
+        /// Never ask through the client's forms; always use the fallback.
+        #[arg(long)]
+        no_elicitation: bool,
+        /// Seconds to wait for the person when the input gives no timeout.
+        #[arg(long, value_name = "SECONDS", default_value = "300", value_parser = parse_wait)]
+        timeout: Duration,
+        /// Port for the answer page of --fallback web (default: a free one).
+        #[arg(long, value_name = "N")]
+        port: Option<u16>,
+        /// Open the answer page of --fallback web with the system's browser opener.
+        #[arg(long)]
+        open: bool,
+    },
+}
+
+#[derive(clap::Args)]
+pub struct AskArgs {
+    /// The tool input: a JSON file, or - (the default) for stdin.
+    pub file: Option<PathBuf>,
+    /// Where to ask: the terminal, or a page on 127.0.0.1 opened in a browser.
+    #[arg(long, value_enum, default_value = "tty")]
+    pub ui: Ui,
+    /// Port for --ui web (default: a free one).
+    #[arg(long, value_name = "N")]
+    pub port: Option<u16>,
+    /// Open the page with the system's browser opener (--ui web).
+    #[arg(long)]
+    pub open: bool,
+    /// Give up after this many seconds (exit 124; decimals allowed; 0 waits forever).
+    /// Overrides the input's timeout.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub timeout: Option<Duration>,
+    /// Answer without a terminal or page: one reply per question, in order.
+    #[arg(long, value_name = "TEXT")]
+    pub reply: Vec<String>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Ui {
+    Tty,
+    Web,
+}
+
+/// `--timeout`: non-negative seconds, decimals allowed.
+pub fn parse_seconds(text: &str) -> Result<Duration, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("{text:?} is not a number of seconds (like 30 or 0.5)"))
+}
+
+/// `mcp --timeout`: as `ask --timeout`, but a server never waits forever or
+/// longer than a day.
+pub fn parse_wait(text: &str) -> Result<Duration, String> {
+    let wait = parse_seconds(text)?;
+    if wait.is_zero() || wait > Duration::from_secs(86_400) {
+        return Err(format!(
+            "{text:?} is out of range: give more than 0 and at most 86400 seconds"
+        ));
+    }
+    Ok(wait)
+}
