@@ -15,8 +15,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 echo "building the release binary..." >&2
-cargo build --release --quiet
-bin=$root/target/x86_64-unknown-linux-gnu/release/ask_user
+bin=$(scripts/build-release)
 
 if [ ! -x bench/node_modules/.bin/ajv ]; then
     echo "installing ajv-cli (bench/package.json)..." >&2

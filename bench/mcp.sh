@@ -5,6 +5,5 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-cargo build --release --quiet
-binary="$root/target/x86_64-unknown-linux-gnu/release/ask_user"
+binary=$(scripts/build-release)
 python3 "$root/bench/mcp_bench.py" "$binary" "${1:-1000}"

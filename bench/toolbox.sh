@@ -4,10 +4,9 @@
 #   BENCH_RUNS=300 bench/toolbox.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
-bin=target/x86_64-unknown-linux-gnu/release/ask_user
+bin=$(scripts/build-release)
 size=$(stat -c %s "$bin")
 echo "release binary: $bin"
 echo "size: $size bytes ($(awk -v s="$size" 'BEGIN{printf "%.2f", s/1048576}') MiB; target <= 2 MiB: $([ "$size" -le 2097152 ] && echo met || echo NOT met))"
 echo "file: $(file -b "$bin")"
-ASK_USER_BIN="$PWD/$bin" cargo bench --quiet --bench toolbox
+ASK_USER_BIN="$bin" cargo bench --quiet --bench toolbox

@@ -18,7 +18,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_BIN = os.path.join(ROOT, "target", "x86_64-unknown-linux-gnu", "release", "ask_user")
+DEFAULT_BIN = os.path.join(ROOT, "dist", "ask_user")  # scripts/build-release puts it there
 INPUT = {"question": "Which database?", "options": ["PostgreSQL", "SQLite"]}
 
 

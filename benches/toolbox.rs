@@ -31,13 +31,12 @@ fn time_once(program: &str, action: Option<&str>, input: Option<&str>) -> Durati
 }
 
 fn main() {
-    let bin = std::env::var("ASK_USER_BIN").unwrap_or_else(|_| {
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/target/x86_64-unknown-linux-gnu/release/ask_user"
-        )
-        .into()
-    });
+    // The binary bench/toolbox.sh just built: a path guessed from a target
+    // folder could be a stale binary (another CARGO_TARGET_DIR, another target).
+    let Ok(bin) = std::env::var("ASK_USER_BIN") else {
+        eprintln!("set ASK_USER_BIN to the release binary, or run bench/toolbox.sh");
+        std::process::exit(2);
+    };
     let input = concat!(env!("CARGO_MANIFEST_DIR"), "/bench/four-options.json");
     let runs: usize = std::env::var("BENCH_RUNS")
         .ok()

@@ -4,8 +4,7 @@
 # Needs what .ci/setup-web.sh installs.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-cargo build --quiet --manifest-path "$root/Cargo.toml"
-bin="$root/target/x86_64-unknown-linux-gnu/debug/ask_user"
+bin=$("$root/scripts/build-release")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
