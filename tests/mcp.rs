@@ -2,8 +2,8 @@
 //! protocol eras), the official TypeScript SDK, and raw JSON-RPC lines for
 //! what no SDK will send (malformed traffic, cancellation, 2025-06-18 forms).
 //!
-//! The SDK clients are installed by .ci/setup-mcp.sh. When one is missing the
-//! test fails under CI and otherwise prints "skipped" and returns.
+//! The SDK clients are installed by .ci/setup-mcp.sh. When one is missing its
+//! tests count as ignored (tests/common/harness.rs), and fail under CI.
 
 mod common;
 
@@ -16,28 +16,16 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use common::BIN;
-use common::clients::{mcp_python, or_skip, tests_dir};
+use common::clients::{mcp_python, mcp_typescript_sdk, tests_dir};
 use common::process::{exit_within, output_with_stdin, port_is_closed};
 
 fn here() -> PathBuf {
     tests_dir("mcp")
 }
 
-/// The missing-client rule (tests/common/clients.rs) for the SDK clients here.
-fn sdk<T>(found: Option<T>, what: &str) -> Option<T> {
-    or_skip(
-        found,
-        "MCP SDK tests",
-        &format!("{what} (run .ci/setup-mcp.sh)"),
-    )
-}
-
-/// Runs one scenario through tests/mcp/py_client.py; `None` when skipped.
-fn python_scenario(mode: &str, scenario: Value) -> Option<Value> {
-    let python = sdk(
-        mcp_python(),
-        "the MCP Python SDK (pip install -r tests/mcp/requirements.txt)",
-    )?;
+/// Runs one scenario through tests/mcp/py_client.py.
+fn python_scenario(mode: &str, scenario: Value) -> Value {
+    let python = mcp_python();
     let mut scenario = scenario;
     scenario["binary"] = json!(BIN);
     scenario["mode"] = json!(mode);
@@ -53,7 +41,7 @@ fn python_scenario(mode: &str, scenario: Value) -> Option<Value> {
         "py_client failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    Some(serde_json::from_slice(&output.stdout).expect("py_client prints JSON"))
+    serde_json::from_slice(&output.stdout).expect("py_client prints JSON")
 }
 
 fn call(arguments: Value, reply: Value) -> Value {
@@ -66,16 +54,13 @@ fn accept(content: Value) -> Value {
 
 const MODES: [&str; 2] = ["legacy", "auto"];
 
-#[test]
 fn python_sdk_lists_the_one_tool_in_both_eras() {
     let described: Value = serde_json::from_str(&ask_user::describe::describe(
         ask_user::describe::Format::Mcp,
     ))
     .unwrap();
     for (mode, version) in [("legacy", "2025-11-25"), ("auto", "2026-07-28")] {
-        let Some(out) = python_scenario(mode, json!({"calls": []})) else {
-            return;
-        };
+        let out = python_scenario(mode, json!({"calls": []}));
         assert_eq!(out["protocol_version"], version, "{mode}");
         let tools = out["tools"].as_array().unwrap();
         assert_eq!(tools.len(), 1);
@@ -89,7 +74,6 @@ fn python_sdk_lists_the_one_tool_in_both_eras() {
     }
 }
 
-#[test]
 fn python_sdk_answers_every_kind_through_a_form_in_both_eras() {
     for mode in MODES {
         let scenario = json!({"calls": [
@@ -122,9 +106,7 @@ fn python_sdk_answers_every_kind_through_a_form_in_both_eras() {
                 accept(json!({"lang": "1"})),
             ),
         ]});
-        let Some(out) = python_scenario(mode, scenario) else {
-            return;
-        };
+        let out = python_scenario(mode, scenario);
         let results = out["results"].as_array().unwrap();
         for result in results {
             assert_eq!(result["is_error"], false, "{mode}: {result}");
@@ -204,7 +186,6 @@ fn python_sdk_answers_every_kind_through_a_form_in_both_eras() {
     }
 }
 
-#[test]
 fn python_sdk_decline_and_cancel_give_no_answer() {
     for mode in MODES {
         let question = json!({"question": "Proceed?", "options": ["yes, go", "no, stop"]});
@@ -212,9 +193,7 @@ fn python_sdk_decline_and_cancel_give_no_answer() {
             call(question.clone(), json!({"action": "decline"})),
             call(question, json!({"action": "cancel"})),
         ]});
-        let Some(out) = python_scenario(mode, scenario) else {
-            return;
-        };
+        let out = python_scenario(mode, scenario);
         let declined = &out["results"][0];
         assert_eq!(declined["is_error"], false);
         assert_eq!(
@@ -231,7 +210,6 @@ fn python_sdk_decline_and_cancel_give_no_answer() {
     }
 }
 
-#[test]
 fn python_sdk_times_out_without_inventing_an_answer() {
     for mode in MODES {
         // The person answers after 1.5 s; the server waits 1 s.
@@ -239,9 +217,7 @@ fn python_sdk_times_out_without_inventing_an_answer() {
             {"arguments": {"question": "Pick", "options": ["a", "b"], "default": "a"},
              "reply": accept(json!({"q1": "2"})), "delay": 1.5},
         ]});
-        let Some(out) = python_scenario(mode, scenario) else {
-            return;
-        };
+        let out = python_scenario(mode, scenario);
         let result = &out["results"][0];
         assert_eq!(result["is_error"], false, "{mode}");
         assert_eq!(result["structured"]["timedOut"], true, "{mode}: {result}");
@@ -250,7 +226,6 @@ fn python_sdk_times_out_without_inventing_an_answer() {
     }
 }
 
-#[test]
 fn python_sdk_gets_invalid_input_as_an_error_result() {
     for mode in MODES {
         let scenario = json!({"calls": [
@@ -258,9 +233,7 @@ fn python_sdk_gets_invalid_input_as_an_error_result() {
             call(json!({"question": "Pick"}), json!({"action": "cancel"})),
             call(json!({"question": "Pick", "options": ["a", "b"], "timeout": 5}), json!({"action": "cancel"})),
         ]});
-        let Some(out) = python_scenario(mode, scenario) else {
-            return;
-        };
+        let out = python_scenario(mode, scenario);
         let expected = [
             ("INVALID_OPTIONS", "options"),
             ("MISSING_OPTIONS", "options"),
@@ -279,14 +252,11 @@ fn python_sdk_gets_invalid_input_as_an_error_result() {
     }
 }
 
-#[test]
 fn python_sdk_without_elicitation_gets_each_fallback() {
     let question = json!({"question": "Which database?", "options": ["PostgreSQL", "SQLite"]});
     for mode in MODES {
         let prompt = json!({"elicit": false, "calls": [call(question.clone(), json!(null))]});
-        let Some(out) = python_scenario(mode, prompt) else {
-            return;
-        };
+        let out = python_scenario(mode, prompt);
         let result = &out["results"][0];
         assert_eq!(result["is_error"], false, "{mode}");
         // Exactly what `ask_user prompt` prints for the same input.
@@ -306,7 +276,7 @@ fn python_sdk_without_elicitation_gets_each_fallback() {
 
         let error = json!({"elicit": false, "server_args": ["mcp", "--fallback", "error"],
                            "calls": [call(question.clone(), json!(null))]});
-        let out = python_scenario(mode, error).unwrap();
+        let out = python_scenario(mode, error);
         let result = &out["results"][0];
         assert_eq!(result["is_error"], true);
         assert_eq!(result["structured"]["error"]["code"], "NO_ELICITATION");
@@ -320,7 +290,7 @@ fn python_sdk_without_elicitation_gets_each_fallback() {
         // A client that declares forms but is told not to use them.
         let never = json!({"server_args": ["mcp", "--no-elicitation"],
                            "calls": [call(question.clone(), accept(json!({"q1": "1"})))]});
-        let out = python_scenario(mode, never).unwrap();
+        let out = python_scenario(mode, never);
         let result = &out["results"][0];
         assert_eq!(result["forms"], json!([]), "no form was shown");
         assert_eq!(result["structured"], expected);
@@ -328,14 +298,13 @@ fn python_sdk_without_elicitation_gets_each_fallback() {
         // No terminal face in this build (and no terminal under test): NO_TTY.
         let tty = json!({"elicit": false, "server_args": ["mcp", "--fallback", "tty"],
                          "calls": [call(question.clone(), json!(null))]});
-        let out = python_scenario(mode, tty).unwrap();
+        let out = python_scenario(mode, tty);
         let result = &out["results"][0];
         assert_eq!(result["is_error"], true);
         assert_eq!(result["structured"]["error"]["code"], "NO_TTY");
     }
 }
 
-#[test]
 fn python_sdk_learns_the_page_address_and_gets_notices_only_when_it_opts_in() {
     // Nobody answers: the server's short timeout ends each call. (Handshake-era
     // clients get the notice unless they lower the level: tests/mcp_web.rs and
@@ -355,9 +324,7 @@ fn python_sdk_learns_the_page_address_and_gets_notices_only_when_it_opts_in() {
         let scenario = json!({"elicit": false, "watch": url_file, "log_level": log_level,
             "server_args": ["mcp", "--fallback", "web", "--timeout", "1"],
             "calls": [call(question.clone(), json!(null))]});
-        let Some(out) = python_scenario(mode, scenario) else {
-            return;
-        };
+        let out = python_scenario(mode, scenario);
         let url = std::fs::read_to_string(&url_file).unwrap();
         let _ = std::fs::remove_file(&url_file);
         let result = &out["results"][0];
@@ -376,24 +343,12 @@ fn python_sdk_learns_the_page_address_and_gets_notices_only_when_it_opts_in() {
     }
 }
 
-#[test]
 fn typescript_sdk_asks_and_reads_decline() {
-    let script = here().join("ts_client.mjs");
-    let installed = here()
-        .join("node_modules/@modelcontextprotocol/sdk")
-        .is_dir();
-    if sdk(
-        installed.then_some(()),
-        "the MCP TypeScript SDK (npm ci in tests/mcp)",
-    )
-    .is_none()
-    {
-        return;
-    }
+    let dir = mcp_typescript_sdk();
     let output = Command::new("node")
-        .arg(&script)
+        .arg(dir.join("ts_client.mjs"))
         .arg(BIN)
-        .current_dir(here())
+        .current_dir(&dir)
         .output()
         .expect("node runs");
     assert!(
@@ -508,7 +463,6 @@ impl Drop for Raw {
     }
 }
 
-#[test]
 fn malformed_traffic_gets_json_rpc_errors_and_the_server_goes_on() {
     let mut raw = Raw::start(&["mcp"]);
     raw.initialize("2025-11-25", json!({}));
@@ -587,7 +541,6 @@ fn malformed_traffic_gets_json_rpc_errors_and_the_server_goes_on() {
     raw.ping(401);
 }
 
-#[test]
 fn client_cancellation_stops_the_wait_and_withdraws_the_form() {
     let mut raw = Raw::start(&["mcp"]);
     raw.initialize("2025-11-25", json!({"elicitation": {"form": {}}}));
@@ -631,7 +584,6 @@ fn port_closes(port: u16) -> bool {
     })
 }
 
-#[test]
 fn fallback_web_closes_the_page_when_the_call_is_cancelled() {
     let mut raw = Raw::start(&["mcp", "--fallback", "web"]);
     let init = raw.initialize("2025-11-25", json!({}));
@@ -663,7 +615,6 @@ fn fallback_web_closes_the_page_when_the_call_is_cancelled() {
 }
 
 #[cfg(unix)]
-#[test]
 fn fallback_web_open_hands_the_page_to_the_system_opener() {
     use std::os::unix::fs::PermissionsExt;
     // A stand-in xdg-open (and open, on macOS) that writes down what it was given.
@@ -703,7 +654,6 @@ fn fallback_web_open_hands_the_page_to_the_system_opener() {
     assert!(port_closes(port_of(&url)));
 }
 
-#[test]
 fn fallback_web_closes_the_page_when_the_client_goes_away() {
     let mut raw = Raw::start(&["mcp", "--fallback", "web"]);
     raw.initialize("2025-11-25", json!({}));
@@ -725,7 +675,6 @@ fn fallback_web_closes_the_page_when_the_client_goes_away() {
     assert!(port_is_closed(port));
 }
 
-#[test]
 fn fallback_web_sends_no_notice_after_set_level_above_notice() {
     let mut raw = Raw::start(&["mcp", "--fallback", "web", "--timeout", "1"]);
     raw.initialize("2025-11-25", json!({}));
@@ -744,7 +693,6 @@ fn fallback_web_sends_no_notice_after_set_level_above_notice() {
     assert_eq!(reply["result"]["structuredContent"]["timedOut"], true);
 }
 
-#[test]
 fn fallback_web_on_a_taken_port_is_web_error() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port().to_string();
@@ -768,7 +716,6 @@ fn fallback_web_on_a_taken_port_is_web_error() {
     );
 }
 
-#[test]
 fn only_fallback_web_declares_logging() {
     let mut raw = Raw::start(&["mcp", "--fallback", "tty"]);
     let init = raw.initialize("2025-11-25", json!({}));
@@ -776,7 +723,6 @@ fn only_fallback_web_declares_logging() {
     assert!(init["result"]["capabilities"]["tools"].is_object());
 }
 
-#[test]
 fn a_timeout_withdraws_the_form_and_reports_timed_out() {
     let mut raw = Raw::start(&["mcp", "--timeout", "1"]);
     raw.initialize("2025-11-25", json!({"elicitation": {}}));
@@ -795,7 +741,6 @@ fn a_timeout_withdraws_the_form_and_reports_timed_out() {
     assert_eq!(seen[1]["result"]["structuredContent"]["timedOut"], true);
 }
 
-#[test]
 fn a_waiting_call_reports_progress_when_asked() {
     let mut raw = Raw::start(&["mcp", "--timeout", "2"]);
     raw.initialize("2025-11-25", json!({"elicitation": {}}));
@@ -818,7 +763,6 @@ fn a_waiting_call_reports_progress_when_asked() {
     );
 }
 
-#[test]
 fn a_2025_06_18_client_gets_enum_names_and_one_checkbox_per_option() {
     let mut raw = Raw::start(&["mcp"]);
     raw.initialize("2025-06-18", json!({"elicitation": {}}));
@@ -855,7 +799,6 @@ fn a_2025_06_18_client_gets_enum_names_and_one_checkbox_per_option() {
     );
 }
 
-#[test]
 fn a_reply_that_answers_nothing_is_invalid_reply() {
     let mut raw = Raw::start(&["mcp"]);
     raw.initialize("2025-11-25", json!({"elicitation": {}}));
@@ -882,7 +825,6 @@ fn a_reply_that_answers_nothing_is_invalid_reply() {
     );
 }
 
-#[test]
 fn stdin_eof_ends_the_server_quietly() {
     let output = Command::new(BIN)
         .arg("mcp")
@@ -893,7 +835,6 @@ fn stdin_eof_ends_the_server_quietly() {
     assert!(output.stdout.is_empty());
 }
 
-#[test]
 fn a_panic_in_mcp_mode_reports_on_stderr_not_on_the_protocol_stream() {
     let output = Command::new(BIN)
         .arg("mcp")
@@ -907,7 +848,6 @@ fn a_panic_in_mcp_mode_reports_on_stderr_not_on_the_protocol_stream() {
     assert!(stderr.contains(r#""code":"INTERNAL_ERROR""#), "{stderr}");
 }
 
-#[test]
 fn mcp_rejects_a_bad_fallback_as_usage_error() {
     let output = Command::new(BIN)
         .args(["mcp", "--fallback", "email"])
@@ -919,7 +859,6 @@ fn mcp_rejects_a_bad_fallback_as_usage_error() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("--fallback"));
 }
 
-#[test]
 fn mcp_timeout_takes_decimal_seconds_and_rejects_zero_and_more_than_a_day() {
     for (timeout, wanted) in [
         ("0", "out of range"),
@@ -949,3 +888,30 @@ fn mcp_timeout_takes_decimal_seconds_and_rejects_zero_and_more_than_a_day() {
     assert_eq!(output.status.code(), Some(0));
     assert!(output.stdout.is_empty());
 }
+
+common::harness::main!(
+    python_sdk_lists_the_one_tool_in_both_eras,
+    python_sdk_answers_every_kind_through_a_form_in_both_eras,
+    python_sdk_decline_and_cancel_give_no_answer,
+    python_sdk_times_out_without_inventing_an_answer,
+    python_sdk_gets_invalid_input_as_an_error_result,
+    python_sdk_without_elicitation_gets_each_fallback,
+    python_sdk_learns_the_page_address_and_gets_notices_only_when_it_opts_in,
+    typescript_sdk_asks_and_reads_decline,
+    malformed_traffic_gets_json_rpc_errors_and_the_server_goes_on,
+    client_cancellation_stops_the_wait_and_withdraws_the_form,
+    fallback_web_closes_the_page_when_the_call_is_cancelled,
+    fallback_web_open_hands_the_page_to_the_system_opener,
+    fallback_web_closes_the_page_when_the_client_goes_away,
+    fallback_web_sends_no_notice_after_set_level_above_notice,
+    fallback_web_on_a_taken_port_is_web_error,
+    only_fallback_web_declares_logging,
+    a_timeout_withdraws_the_form_and_reports_timed_out,
+    a_waiting_call_reports_progress_when_asked,
+    a_2025_06_18_client_gets_enum_names_and_one_checkbox_per_option,
+    a_reply_that_answers_nothing_is_invalid_reply,
+    stdin_eof_ends_the_server_quietly,
+    a_panic_in_mcp_mode_reports_on_stderr_not_on_the_protocol_stream,
+    mcp_rejects_a_bad_fallback_as_usage_error,
+    mcp_timeout_takes_decimal_seconds_and_rejects_zero_and_more_than_a_day,
+);

@@ -4,7 +4,8 @@
 //! and a real headless Chromium (tests/web/drive.mjs) plays the person there.
 //!
 //! The clients are installed by .ci/setup-mcp.sh and .ci/setup-web.sh. When
-//! one is missing the test fails under CI and otherwise prints "skipped".
+//! one is missing the tests count as ignored (tests/common/harness.rs), and
+//! fail under CI.
 
 mod common;
 
@@ -15,7 +16,7 @@ use serde_json::{Value, json};
 
 use common::BIN;
 use common::browser::Browser;
-use common::clients::{chromium, mcp_python, or_skip, tests_dir};
+use common::clients::{chromium, mcp_python, tests_dir};
 use common::process::output_with_stdin;
 
 /// A release form: a single select (Staging recommended) and a text.
@@ -48,18 +49,9 @@ impl Asked {
 
 /// Starts the browser, then the client (which starts the server); the
 /// browser plays `scenario` at the URL the client writes into `url_file`.
-fn ask_through_page(
-    scenario: &str,
-    mode: &str,
-    input: Value,
-    server_args: &[&str],
-) -> Option<Asked> {
-    // Both clients, or `None` (skipped; a failure under CI).
-    let (python, chromium) = or_skip(
-        mcp_python().zip(chromium(&["playwright-core"])),
-        "mcp --fallback web tests",
-        "the MCP Python SDK (.ci/setup-mcp.sh), chromium, node and `npm ci` in tests/web (.ci/setup-web.sh)",
-    )?;
+fn ask_through_page(scenario: &str, mode: &str, input: Value, server_args: &[&str]) -> Asked {
+    let python = mcp_python();
+    let chromium = chromium(&["playwright-core"]);
     let url_file = std::env::temp_dir().join(format!(
         "ask-user-mcp-web-{}-{scenario}-{mode}.url",
         std::process::id()
@@ -99,11 +91,11 @@ fn ask_through_page(
         url.starts_with("http://127.0.0.1:"),
         "no URL reached the client"
     );
-    Some(Asked {
+    Asked {
         client: serde_json::from_slice(&output.stdout).expect("py_client prints JSON"),
         server_stderr,
         url,
-    })
+    }
 }
 
 /// The page's address reached the person every way, and the page was gone
@@ -142,14 +134,9 @@ fn document(asked: &Asked) -> Value {
     result["structured"].clone()
 }
 
-#[test]
 fn the_browser_answers_a_call_from_a_client_without_forms_in_both_eras() {
     for mode in ["legacy", "auto"] {
-        let Some(asked) =
-            ask_through_page("select-and-text", mode, release_form(Some(60_000)), &[])
-        else {
-            return;
-        };
+        let asked = ask_through_page("select-and-text", mode, release_form(Some(60_000)), &[]);
         assert_eq!(
             asked.client["protocol_version"],
             if mode == "legacy" {
@@ -175,11 +162,8 @@ fn the_browser_answers_a_call_from_a_client_without_forms_in_both_eras() {
     }
 }
 
-#[test]
 fn cancel_on_the_page_gives_the_cancelled_document() {
-    let Some(asked) = ask_through_page("cancel", "legacy", release_form(Some(60_000)), &[]) else {
-        return;
-    };
+    let asked = ask_through_page("cancel", "legacy", release_form(Some(60_000)), &[]);
     assert_eq!(
         document(&asked),
         json!({"tool": "ask_user", "version": 1, "status": "ok", "answered": false,
@@ -188,13 +172,9 @@ fn cancel_on_the_page_gives_the_cancelled_document() {
     assert_url_delivered_and_page_closed(&asked);
 }
 
-#[test]
 fn the_servers_timeout_expires_the_page_and_gives_timed_out() {
     let started = Instant::now();
-    let Some(asked) = ask_through_page("expire", "legacy", release_form(None), &["--timeout", "3"])
-    else {
-        return;
-    };
+    let asked = ask_through_page("expire", "legacy", release_form(None), &["--timeout", "3"]);
     assert_eq!(
         document(&asked),
         json!({"tool": "ask_user", "version": 1, "status": "ok", "answered": false,
@@ -203,3 +183,9 @@ fn the_servers_timeout_expires_the_page_and_gives_timed_out() {
     assert_url_delivered_and_page_closed(&asked);
     assert!(started.elapsed() < Duration::from_secs(30));
 }
+
+common::harness::main!(
+    the_browser_answers_a_call_from_a_client_without_forms_in_both_eras,
+    cancel_on_the_page_gives_the_cancelled_document,
+    the_servers_timeout_expires_the_page_and_gives_timed_out,
+);

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use common::BIN;
 use common::browser::Browser;
-use common::clients::{chromium, or_skip};
+use common::clients::chromium;
 use common::process::{exit_within, output_with_stdin, port_is_closed};
 
 /// A form with every kind; also what the README screenshots show.
@@ -204,7 +204,6 @@ fn answer_ids(document: &Value) -> Vec<Value> {
         .collect()
 }
 
-#[test]
 fn every_request_needs_the_token_the_host_and_for_posts_the_origin() {
     let page = Page::start(EVERY_KIND, &[]);
     let host = page.host();
@@ -372,7 +371,6 @@ fn every_request_needs_the_token_the_host_and_for_posts_the_origin() {
     );
 }
 
-#[test]
 fn more_than_100_requests_a_minute_get_429_and_sigterm_cancels() {
     let page = Page::start(ONE_SELECT, &[]);
     let host = page.host();
@@ -402,7 +400,6 @@ fn stalled_post(page: &Page, path: &str) -> TcpStream {
     stream
 }
 
-#[test]
 fn a_stalled_request_body_holds_up_neither_answers_nor_the_timeout() {
     // An answer gets through while another POST's body never arrives.
     let page = Page::start(ONE_SELECT, &[]);
@@ -430,7 +427,6 @@ fn a_stalled_request_body_holds_up_neither_answers_nor_the_timeout() {
     );
 }
 
-#[test]
 fn cancel_by_post_exits_130() {
     let page = Page::start(ONE_SELECT, &[]);
     let cancelled = page.request("POST", "/cancel", "{}");
@@ -444,7 +440,6 @@ fn cancel_by_post_exits_130() {
     );
 }
 
-#[test]
 fn ctrl_c_cancels_and_closes_the_port() {
     let page = Page::start(ONE_SELECT, &[]);
     assert_eq!(page.request("GET", "/form", "").status, 200);
@@ -454,7 +449,6 @@ fn ctrl_c_cancels_and_closes_the_port() {
     assert_eq!(document["cancelled"], true);
 }
 
-#[test]
 fn timeout_exits_124_without_inventing_an_answer() {
     let started = Instant::now();
     let page = Page::start(ONE_SELECT, &["--timeout", "1"]);
@@ -471,7 +465,6 @@ fn timeout_exits_124_without_inventing_an_answer() {
 }
 
 #[cfg(target_os = "linux")]
-#[test]
 fn listens_on_127_0_0_1_only() {
     let page = Page::start(ONE_SELECT, &[]);
     let port = format!("{:04X}", page.port);
@@ -500,7 +493,6 @@ fn listens_on_127_0_0_1_only() {
     assert_eq!(page.finish().0, 130);
 }
 
-#[test]
 fn open_without_an_opener_is_not_an_error() {
     let mut page = Page::start_with(ONE_SELECT, &["--open"], &[("PATH", "/nonexistent")]);
     let mut said = String::new();
@@ -510,7 +502,6 @@ fn open_without_an_opener_is_not_an_error() {
     assert_eq!(page.finish().0, 130);
 }
 
-#[test]
 fn port_in_use_is_web_error() {
     let taken = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port().to_string();
@@ -531,7 +522,6 @@ fn port_in_use_is_web_error() {
     );
 }
 
-#[test]
 fn bad_input_is_reported_before_any_page_is_served() {
     let output = assert_cmd::Command::new(BIN)
         .args(["ask", "--ui", "web"])
@@ -544,7 +534,6 @@ fn bad_input_is_reported_before_any_page_is_served() {
     assert!(!String::from_utf8_lossy(&output.stderr).contains("http://"));
 }
 
-#[test]
 fn timeout_must_be_a_non_negative_number_of_seconds() {
     for bad in ["-1", "soon", "NaN", ""] {
         assert_cmd::Command::new(BIN)
@@ -558,14 +547,10 @@ fn timeout_must_be_a_non_negative_number_of_seconds() {
 
 // ---- A real browser ----
 
-/// Starts the browser, then the page; the browser plays `scenario`. `None`
-/// without the browser and the npm packages (skipped; a failure under CI).
-fn in_browser(scenario: &str, input: &str, args: &[&str]) -> Option<(i32, Value)> {
-    let chromium = or_skip(
-        chromium(&["playwright-core", "axe-core"]),
-        "browser tests",
-        "chromium (apt), node, and `npm ci` in tests/web (see .ci/setup-web.sh)",
-    )?;
+/// Starts the browser, then the page; the browser plays `scenario`. The test
+/// is ignored without the browser and the npm packages (a failure under CI).
+fn in_browser(scenario: &str, input: &str, args: &[&str]) -> (i32, Value) {
+    let chromium = chromium(&["playwright-core", "axe-core"]);
     let url_file = std::env::temp_dir().join(format!(
         "ask-user-web-{}-{scenario}.url",
         std::process::id()
@@ -579,14 +564,11 @@ fn in_browser(scenario: &str, input: &str, args: &[&str]) -> Option<(i32, Value)
     let _ = std::fs::remove_file(&url_file);
     let said = played.assert_passed(scenario);
     eprint!("{said}");
-    Some(page.finish())
+    page.finish()
 }
 
-#[test]
 fn browser_answers_every_kind_in_one_form() {
-    let Some((code, document)) = in_browser("every-kind", EVERY_KIND, &[]) else {
-        return;
-    };
+    let (code, document) = in_browser("every-kind", EVERY_KIND, &[]);
     assert_eq!(code, 0);
     assert_eq!(
         document,
@@ -599,46 +581,33 @@ fn browser_answers_every_kind_in_one_form() {
     );
 }
 
-#[test]
 fn browser_answers_with_the_keyboard_only() {
-    let Some((code, document)) = in_browser("keyboard", ONE_SELECT, &[]) else {
-        return;
-    };
+    let (code, document) = in_browser("keyboard", ONE_SELECT, &[]);
     assert_eq!(code, 0);
     assert_eq!(answer_ids(&document), vec![json!(["2"])]);
     assert_eq!(document["answers"][0]["values"], json!(["Production"]));
 }
 
-#[test]
 fn browser_cancels() {
-    let Some((code, document)) = in_browser("cancel", EVERY_KIND, &[]) else {
-        return;
-    };
+    let (code, document) = in_browser("cancel", EVERY_KIND, &[]);
     assert_eq!(code, 130);
     assert_eq!(document["cancelled"], true);
     assert_eq!(document["answers"], json!([]));
 }
 
-#[test]
 fn browser_lets_a_short_timeout_expire() {
-    let Some((code, document)) = in_browser("expire", ONE_SELECT, &["--timeout", "2"]) else {
-        return;
-    };
+    let (code, document) = in_browser("expire", ONE_SELECT, &["--timeout", "2"]);
     assert_eq!(code, 124);
     assert_eq!(document["timedOut"], true);
     assert_eq!(document["answered"], false);
     assert_eq!(document["answers"], json!([]));
 }
 
-#[test]
 fn browser_axe_finds_no_serious_violation_on_every_kind() {
-    let Some((code, _)) = in_browser("axe", EVERY_KIND, &[]) else {
-        return;
-    };
+    let (code, _) = in_browser("axe", EVERY_KIND, &[]);
     assert_eq!(code, 130);
 }
 
-#[test]
 fn browser_shows_hostile_labels_as_text() {
     let hostile = json!({
         "title": "<script>window.pwned=1</script>",
@@ -652,8 +621,27 @@ fn browser_shows_hostile_labels_as_text() {
         }]
     })
     .to_string();
-    let Some((code, _)) = in_browser("hostile", &hostile, &[]) else {
-        return;
-    };
+    let (code, _) = in_browser("hostile", &hostile, &[]);
     assert_eq!(code, 130);
 }
+
+common::harness::main!(
+    every_request_needs_the_token_the_host_and_for_posts_the_origin,
+    more_than_100_requests_a_minute_get_429_and_sigterm_cancels,
+    a_stalled_request_body_holds_up_neither_answers_nor_the_timeout,
+    cancel_by_post_exits_130,
+    ctrl_c_cancels_and_closes_the_port,
+    timeout_exits_124_without_inventing_an_answer,
+    #[cfg(target_os = "linux")]
+    listens_on_127_0_0_1_only,
+    open_without_an_opener_is_not_an_error,
+    port_in_use_is_web_error,
+    bad_input_is_reported_before_any_page_is_served,
+    timeout_must_be_a_non_negative_number_of_seconds,
+    browser_answers_every_kind_in_one_form,
+    browser_answers_with_the_keyboard_only,
+    browser_cancels,
+    browser_lets_a_short_timeout_expire,
+    browser_axe_finds_no_serious_violation_on_every_kind,
+    browser_shows_hostile_labels_as_text,
+);

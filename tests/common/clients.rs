@@ -1,9 +1,12 @@
-//! The outside test clients (the MCP Python SDK; Chromium, node and the npm
-//! packages of tests/web) and the rule when one is missing: a failure under
-//! CI, otherwise "skipped" on stderr and the test returns.
+//! The outside test clients (the MCP SDKs, Chromium with node and the npm
+//! packages of tests/web, Python's jsonschema). Each finder returns the client
+//! or, when it is missing, ends the test as ignored (a failure under CI):
+//! see `harness::require`, which new clients use the same way.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+pub use super::harness::require;
 
 /// tests/`face`: a client's scripts and installs (tests/web, tests/mcp).
 pub fn tests_dir(face: &str) -> PathBuf {
@@ -12,50 +15,65 @@ pub fn tests_dir(face: &str) -> PathBuf {
         .join(face)
 }
 
-/// `found`, or `None` after the missing-client rule: under CI a panic
-/// ("`tests` need `missing`"), otherwise "skipped: install `missing`".
-pub fn or_skip<T>(found: Option<T>, tests: &str, missing: &str) -> Option<T> {
-    if found.is_none() {
-        if std::env::var_os("CI").is_some() {
-            panic!("{tests} need {missing}");
-        }
-        eprintln!("skipped: install {missing}");
-    }
-    found
+/// Whether `program args` runs and exits 0 (its output dropped).
+pub fn runs(program: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 /// The interpreter that has the pinned `mcp` package: ASK_USER_MCP_PYTHON,
 /// else the venv of .ci/setup-mcp.sh, else python3 if it has it.
-pub fn mcp_python() -> Option<PathBuf> {
+pub fn mcp_python() -> PathBuf {
     let candidates = [
         std::env::var_os("ASK_USER_MCP_PYTHON").map(PathBuf::from),
         Some(tests_dir("mcp").join(".venv/bin/python")),
         Some(PathBuf::from("python3")),
     ];
-    candidates.into_iter().flatten().find(|python| {
-        Command::new(python)
-            .args(["-c", "import mcp, mcp_types"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    })
+    let found = candidates
+        .into_iter()
+        .flatten()
+        .find(|python| runs(python, &["-c", "import mcp, mcp_types"]));
+    require(found, "the MCP Python SDK (run .ci/setup-mcp.sh)")
+}
+
+/// tests/mcp with node and the official MCP TypeScript SDK installed; node
+/// runs its scripts from there.
+pub fn mcp_typescript_sdk() -> PathBuf {
+    let dir = tests_dir("mcp");
+    let installed = dir.join("node_modules/@modelcontextprotocol/sdk").is_dir();
+    require(
+        (installed && runs("node", &["--version"])).then_some(dir),
+        "node and the MCP TypeScript SDK (run .ci/setup-mcp.sh)",
+    )
 }
 
 /// Chromium (CHROMIUM, else /usr/bin/chromium), when node runs and these
 /// npm `packages` are installed in tests/web.
-pub fn chromium(packages: &[&str]) -> Option<PathBuf> {
+pub fn chromium(packages: &[&str]) -> PathBuf {
     let chromium = std::env::var_os("CHROMIUM")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    let node_ok = Command::new("node")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
     let node_modules = tests_dir("web").join("node_modules");
     let packages = packages
         .iter()
         .all(|package| node_modules.join(package).is_dir());
-    (chromium.is_file() && node_ok && packages).then_some(chromium)
+    let found = chromium.is_file() && packages && runs("node", &["--version"]);
+    require(
+        found.then_some(chromium),
+        "chromium, node and the npm packages of tests/web (run .ci/setup-web.sh)",
+    )
+}
+
+/// A Python interpreter with `jsonschema` (pinned in tests/schema/requirements.txt).
+pub fn jsonschema_python() -> PathBuf {
+    let found = ["python3", "python"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|python| runs(python, &["-c", "import jsonschema"]));
+    require(found, "Python's jsonschema (run .ci/setup-check.sh)")
 }

@@ -1,10 +1,12 @@
 //! Helpers shared by the integration tests: run the real binary, parse its one
-//! document; the outside clients (`clients`, `browser`); child processes and
-//! ports (`process`).
+//! document; the outside clients (`clients`, `browser`) and the harness that
+//! counts a test whose client is missing as ignored (`harness`); child
+//! processes and ports (`process`).
 #![allow(dead_code)]
 
 pub mod browser;
 pub mod clients;
+pub mod harness;
 pub mod process;
 
 use assert_cmd::Command;
