@@ -52,6 +52,37 @@ fn accept(content: Value) -> Value {
     json!({"action": "accept", "content": content})
 }
 
+/// The `error` object of an error result as a Python SDK call gave it: the
+/// error document is in the one text block, with no structuredContent
+/// (which the outputSchema does not describe).
+fn sdk_error(result: &Value) -> Value {
+    assert_eq!(result["is_error"], true, "{result}");
+    assert_eq!(result["structured"], Value::Null, "{result}");
+    error_document(&result["texts"])
+}
+
+/// The `error` object of a raw JSON-RPC error result (`result` of the reply).
+fn raw_error(result: &Value) -> Value {
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(result.get("structuredContent").is_none(), "{result}");
+    let texts: Vec<Value> = result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|block| block["text"].clone())
+        .collect();
+    error_document(&Value::Array(texts))
+}
+
+fn error_document(texts: &Value) -> Value {
+    let texts = texts.as_array().unwrap();
+    assert_eq!(texts.len(), 1, "one text block: {texts:?}");
+    let document: Value = serde_json::from_str(texts[0].as_str().unwrap()).unwrap();
+    assert_eq!(document["tool"], "ask_user");
+    assert_eq!(document["status"], "error", "{document}");
+    document["error"].clone()
+}
+
 const MODES: [&str; 2] = ["legacy", "auto"];
 
 fn python_sdk_lists_the_one_tool_in_both_eras() {
@@ -240,14 +271,11 @@ fn python_sdk_gets_invalid_input_as_an_error_result() {
             ("INVALID_FIELD", "timeout"),
         ];
         for (result, (code, path)) in out["results"].as_array().unwrap().iter().zip(expected) {
-            assert_eq!(result["is_error"], true, "{mode}: {result}");
             assert_eq!(result["forms"], json!([]), "no form for invalid input");
-            let error = &result["structured"]["error"];
-            assert_eq!(error["code"], code);
+            let error = sdk_error(result);
+            assert_eq!(error["code"], code, "{mode}: {result}");
             assert_eq!(error["path"], path);
             assert!(!error["message"].as_str().unwrap().is_empty());
-            let text: Value = serde_json::from_str(result["texts"][0].as_str().unwrap()).unwrap();
-            assert_eq!(text, result["structured"]);
         }
     }
 }
@@ -278,10 +306,10 @@ fn python_sdk_without_elicitation_gets_each_fallback() {
                            "calls": [call(question.clone(), json!(null))]});
         let out = python_scenario(mode, error);
         let result = &out["results"][0];
-        assert_eq!(result["is_error"], true);
-        assert_eq!(result["structured"]["error"]["code"], "NO_ELICITATION");
+        let error = sdk_error(result);
+        assert_eq!(error["code"], "NO_ELICITATION");
         assert!(
-            result["structured"]["error"]["message"]
+            error["message"]
                 .as_str()
                 .unwrap()
                 .contains("ask them the question in the chat")
@@ -300,8 +328,7 @@ fn python_sdk_without_elicitation_gets_each_fallback() {
                          "calls": [call(question.clone(), json!(null))]});
         let out = python_scenario(mode, tty);
         let result = &out["results"][0];
-        assert_eq!(result["is_error"], true);
-        assert_eq!(result["structured"]["error"]["code"], "NO_TTY");
+        assert_eq!(sdk_error(result)["code"], "NO_TTY");
     }
 }
 
@@ -343,33 +370,115 @@ fn python_sdk_learns_the_page_address_and_gets_notices_only_when_it_opts_in() {
     }
 }
 
-fn typescript_sdk_asks_and_reads_decline() {
+/// Runs one scenario through tests/mcp/ts_client.mjs (the TypeScript SDK).
+fn typescript_scenario(scenario: Value) -> Value {
     let dir = mcp_typescript_sdk();
-    let output = Command::new("node")
-        .arg(dir.join("ts_client.mjs"))
-        .arg(BIN)
-        .current_dir(&dir)
-        .output()
-        .expect("node runs");
+    let mut scenario = scenario;
+    scenario["binary"] = json!(BIN);
+    let output = output_with_stdin(
+        Command::new("node")
+            .arg(dir.join("ts_client.mjs"))
+            .current_dir(&dir)
+            .stderr(Stdio::piped()),
+        scenario.to_string().as_bytes(),
+    )
+    .expect("node runs");
     assert!(
         output.status.success(),
         "ts_client failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let out: Value = serde_json::from_slice(&output.stdout).unwrap();
+    serde_json::from_slice(&output.stdout).expect("ts_client prints JSON")
+}
+
+/// The error code of a result the TypeScript SDK accepted: the error
+/// document in the one text block, no structuredContent.
+fn typescript_error_code(result: &Value) -> Value {
+    assert!(
+        result.get("thrown").is_none(),
+        "the SDK rejected it: {result}"
+    );
+    assert_eq!(result["isError"], true, "{result}");
+    assert_eq!(result["structured"], Value::Null, "{result}");
+    error_document(&result["texts"])["code"].clone()
+}
+
+fn typescript_sdk_asks_and_reads_decline() {
+    let question = json!({"question": "Which database?", "options": ["PostgreSQL", "SQLite"]});
+    let out = typescript_scenario(json!({"calls": [
+        call(question.clone(), accept(json!({"q1": "2"}))),
+        call(question.clone(), json!({"action": "decline"})),
+    ]}));
     assert_eq!(out["server"]["name"], "ask_user");
     assert_eq!(out["tools"][0]["name"], "ask_user");
+    let results = out["results"].as_array().unwrap();
     assert_eq!(
-        out["forms"][0]["requestedSchema"]["properties"]["q1"]["oneOf"][1],
+        results[0]["forms"][0]["requestedSchema"]["properties"]["q1"]["oneOf"][1],
         json!({"const": "2", "title": "SQLite"})
     );
+    assert_eq!(results[0]["isError"], false, "{}", results[0]);
     assert_eq!(
-        out["results"][0],
-        json!({"isError": false, "structured": {"tool": "ask_user", "version": 1, "status": "ok",
+        results[0]["structured"],
+        json!({"tool": "ask_user", "version": 1, "status": "ok",
             "answered": true, "cancelled": false, "timedOut": false,
-            "answers": [{"questionId": "q1", "values": ["SQLite"], "optionIds": ["2"]}]}})
+            "answers": [{"questionId": "q1", "values": ["SQLite"], "optionIds": ["2"]}]})
     );
-    assert_eq!(out["results"][1]["structured"]["reason"], "declined");
+    assert_eq!(results[1]["isError"], false, "{}", results[1]);
+    assert_eq!(results[1]["structured"]["reason"], "declined");
+}
+
+/// Every error result passes the SDK's check against the advertised
+/// outputSchema and reaches the caller with its code; so does the relayed
+/// prompt document.
+fn typescript_sdk_accepts_every_error_result() {
+    let question = json!({"question": "Which database?", "options": ["PostgreSQL", "SQLite"]});
+    let too_large = json!({"question": "q", "options": ["a", "b"], "context": "y".repeat(300_000)});
+    let out = typescript_scenario(json!({"calls": [
+        call(json!({"question": " ", "options": ["a", "b"]}), json!(null)),
+        call(json!({"question": "Pick", "options": ["only one"]}), json!(null)),
+        call(question.clone(), accept(json!({}))),
+        call(too_large, json!(null)),
+    ]}));
+    let codes: Vec<Value> = out["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(typescript_error_code)
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            "MISSING_QUESTION",
+            "INVALID_OPTIONS",
+            "INVALID_REPLY",
+            "INPUT_TOO_LARGE"
+        ]
+    );
+    assert_eq!(out["results"][2]["forms"].as_array().unwrap().len(), 1);
+
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    for (server_args, code) in [
+        (vec!["mcp", "--fallback", "error"], "NO_ELICITATION"),
+        (vec!["mcp", "--fallback", "tty"], "NO_TTY"),
+        (
+            vec!["mcp", "--fallback", "web", "--port", &port],
+            "WEB_ERROR",
+        ),
+    ] {
+        let out = typescript_scenario(json!({"elicit": false, "server_args": server_args,
+            "calls": [call(question.clone(), json!(null))]}));
+        assert_eq!(typescript_error_code(&out["results"][0]), code);
+    }
+
+    let out = typescript_scenario(json!({"elicit": false,
+        "calls": [call(question.clone(), json!(null))]}));
+    let relayed = &out["results"][0];
+    assert_eq!(relayed["isError"], false, "{relayed}");
+    assert_eq!(
+        relayed["structured"]["prompt"]["question"],
+        "Which database?"
+    );
 }
 
 // ---- raw JSON-RPC over stdio ----
@@ -533,11 +642,7 @@ fn malformed_traffic_gets_json_rpc_errors_and_the_server_goes_on() {
     raw.send(&large.to_string());
     let reply = raw.next();
     assert_eq!(reply["id"], 400);
-    assert_eq!(reply["result"]["isError"], true);
-    assert_eq!(
-        reply["result"]["structuredContent"]["error"]["code"],
-        "INPUT_TOO_LARGE"
-    );
+    assert_eq!(raw_error(&reply["result"])["code"], "INPUT_TOO_LARGE");
     raw.ping(401);
 }
 
@@ -704,8 +809,7 @@ fn fallback_web_on_a_taken_port_is_web_error() {
         .to_string(),
     );
     let reply = raw.next();
-    assert_eq!(reply["result"]["isError"], true, "{reply}");
-    let error = &reply["result"]["structuredContent"]["error"];
+    let error = raw_error(&reply["result"]);
     assert_eq!(error["code"], "WEB_ERROR");
     assert!(
         error["message"]
@@ -813,8 +917,7 @@ fn a_reply_that_answers_nothing_is_invalid_reply() {
             .to_string(),
     );
     let reply = raw.next();
-    assert_eq!(reply["result"]["isError"], true);
-    let error = &reply["result"]["structuredContent"]["error"];
+    let error = raw_error(&reply["result"]);
     assert_eq!(error["code"], "INVALID_REPLY");
     assert_eq!(error["path"], "questions[0]");
     assert!(
@@ -898,6 +1001,7 @@ common::harness::main!(
     python_sdk_without_elicitation_gets_each_fallback,
     python_sdk_learns_the_page_address_and_gets_notices_only_when_it_opts_in,
     typescript_sdk_asks_and_reads_decline,
+    typescript_sdk_accepts_every_error_result,
     malformed_traffic_gets_json_rpc_errors_and_the_server_goes_on,
     client_cancellation_stops_the_wait_and_withdraws_the_form,
     fallback_web_closes_the_page_when_the_call_is_cancelled,

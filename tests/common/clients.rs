@@ -77,3 +77,63 @@ pub fn jsonschema_python() -> PathBuf {
         .find(|python| runs(python, &["-c", "import jsonschema"]));
     require(found, "Python's jsonschema (run .ci/setup-check.sh)")
 }
+
+/// tests/hosts/node_modules, where .ci/setup-hosts.sh installs Node 22 and
+/// the hosts (pinned in tests/hosts/package-lock.json).
+fn hosts_modules() -> PathBuf {
+    tests_dir("hosts").join("node_modules")
+}
+
+/// PATH with the Node 22 of tests/hosts first, for the npm programs there.
+pub fn node22_path() -> std::ffi::OsString {
+    let mut paths = vec![hosts_modules().join(".bin")];
+    paths.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(paths).expect("PATH joins")
+}
+
+/// The program at `relative` in tests/hosts/node_modules; with `node22`,
+/// only when that Node 22 runs too.
+fn host_program(relative: &str, node22: bool, what: &str) -> PathBuf {
+    let program = hosts_modules().join(relative);
+    let node_ok = || {
+        Command::new(hosts_modules().join(".bin/node"))
+            .arg("--version")
+            .output()
+            .is_ok_and(|out| out.stdout.starts_with(b"v22."))
+    };
+    let found = program.is_file() && (!node22 || node_ok());
+    require(
+        found.then_some(program),
+        &format!("{what} (run .ci/setup-hosts.sh)"),
+    )
+}
+
+/// The MCP Inspector CLI (`mcp-inspector --cli`), run under Node 22.
+pub fn mcp_inspector() -> PathBuf {
+    host_program(
+        ".bin/mcp-inspector",
+        true,
+        "Node 22 and the MCP Inspector CLI",
+    )
+}
+
+/// mcpdo, the Inspector's connection CLI, run under Node 22.
+pub fn mcpdo() -> PathBuf {
+    host_program(".bin/mcpdo", true, "Node 22 and mcpdo (MCP Inspector)")
+}
+
+/// Claude Code's native Linux x86_64 build.
+pub fn claude_code() -> PathBuf {
+    host_program(
+        "@anthropic-ai/claude-code-linux-x64/claude",
+        false,
+        "Claude Code",
+    )
+}
+
+/// The Amp CLI's native Linux x86_64 build.
+pub fn amp() -> PathBuf {
+    host_program("@ampcode/cli-linux-x64/amp", false, "the Amp CLI")
+}
