@@ -82,6 +82,9 @@ pub enum Command {
         /// Which host's tool format to print.
         #[arg(long, value_enum, default_value = "amp")]
         format: Format,
+        /// The tool's name (claude and openai: at most 64 characters, no dots).
+        #[arg(long, value_name = "NAME", default_value = ask_user::TOOL_NAME, value_parser = parse_tool_name)]
+        tool_name: String,
     },
     /// Serve MCP over stdio: one tool, ask_user, asked through the client's forms.
     Mcp {
@@ -100,6 +103,10 @@ pub enum Command {
         /// Open the answer page of --fallback web with the system's browser opener.
         #[arg(long)]
         open: bool,
+        /// Serve the tool under this name: 1 to 128 characters of A-Z, a-z, 0-9, _, - and .
+        /// (Gemini CLI hides a tool named ask_user in headless runs).
+        #[arg(long, value_name = "NAME", default_value = ask_user::TOOL_NAME, value_parser = parse_tool_name)]
+        tool_name: String,
     },
 }
 
@@ -129,6 +136,12 @@ pub struct AskArgs {
 pub enum Ui {
     Tty,
     Web,
+}
+
+/// `--tool-name`: MCP's rule for tool names (the stricter API rules of
+/// `describe --format claude|openai` are checked once the format is known).
+pub fn parse_tool_name(text: &str) -> Result<String, String> {
+    ask_user::describe::check_tool_name(text, Format::Mcp).map(|()| text.to_string())
 }
 
 /// `--timeout`: non-negative seconds, decimals allowed.

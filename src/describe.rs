@@ -115,10 +115,35 @@ fn relay_schema() -> &'static RawValue {
     SCHEMA.get_or_init(|| raw(MCP_RELAY_SCHEMA))
 }
 
-/// The MCP Tool object for `ask_user`.
-pub fn mcp_tool() -> McpTool<'static> {
+/// Whether `name` may name the tool in `format`: MCP's rule (1 to 128
+/// characters of A-Z, a-z, 0-9, `_`, `-`, `.`) for every format, and the
+/// Anthropic and OpenAI APIs' stricter one (at most 64, no `.`) for theirs.
+/// `Err` says why not, in one sentence.
+pub fn check_tool_name(name: &str, format: Format) -> Result<(), String> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    if name.is_empty() || name.len() > 128 || !name.chars().all(allowed) {
+        return Err(format!(
+            "{name:?} is not a tool name: use 1 to 128 characters of A-Z, a-z, 0-9, _, - and ."
+        ));
+    }
+    if matches!(format, Format::Claude | Format::Openai) && (name.len() > 64 || name.contains('.'))
+    {
+        return Err(format!(
+            "{name:?} is not a tool name for --format {}: use 1 to 64 characters of A-Z, a-z, 0-9, _ and -",
+            if format == Format::Claude {
+                "claude"
+            } else {
+                "openai"
+            }
+        ));
+    }
+    Ok(())
+}
+
+/// The MCP Tool object, named `name`.
+pub fn mcp_tool(name: &str) -> McpTool<'_> {
     McpTool {
-        name: crate::TOOL_NAME,
+        name,
         title: "Ask the user",
         description: BLOCKING_DESCRIPTION,
         input_schema: input_schema(),
@@ -136,10 +161,10 @@ pub fn mcp_tool() -> McpTool<'static> {
     }
 }
 
-/// The description for `format`, as one line of JSON.
-pub fn describe(format: Format) -> String {
+/// The description for `format` of the tool named `name` (`crate::TOOL_NAME`
+/// unless renamed; see `check_tool_name`), as one line of JSON.
+pub fn describe(format: Format, name: &str) -> String {
     let input = input_schema();
-    let name = crate::TOOL_NAME;
     let result = match format {
         Format::Amp => serde_json::to_string(&AmpTool {
             name,
@@ -151,7 +176,7 @@ pub fn describe(format: Format) -> String {
             description: RELAY_DESCRIPTION,
             input_schema: input,
         }),
-        Format::Mcp => serde_json::to_string(&mcp_tool()),
+        Format::Mcp => serde_json::to_string(&mcp_tool(name)),
         Format::Openai => serde_json::to_string(&OpenAiTool {
             kind: "function",
             function: OpenAiFunction {
@@ -169,6 +194,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn tool_names_follow_the_mcp_rule_and_the_apis_stricter_one() {
+        let long = "a".repeat(128);
+        for name in ["ask_user", "ask_person", "a", "ask.user-2", long.as_str()] {
+            assert_eq!(check_tool_name(name, Format::Mcp), Ok(()), "{name}");
+            assert_eq!(check_tool_name(name, Format::Amp), Ok(()), "{name}");
+        }
+        let too_long = "a".repeat(129);
+        for name in [
+            "",
+            "ask user",
+            "ask/user",
+            "ask_usér",
+            "ask:user",
+            too_long.as_str(),
+        ] {
+            let err = check_tool_name(name, Format::Mcp).unwrap_err();
+            assert!(err.contains("1 to 128 characters"), "{err}");
+        }
+        for format in [Format::Claude, Format::Openai] {
+            assert_eq!(check_tool_name(&"a".repeat(64), format), Ok(()));
+            for name in ["ask.user", &"a".repeat(65)] {
+                let err = check_tool_name(name, format).unwrap_err();
+                assert!(err.contains("1 to 64 characters"), "{err}");
+            }
+        }
+    }
+
+    #[test]
     fn embedded_schemas_are_json_objects() {
         for text in [TOOL_INPUT_SCHEMA, ANSWER_SCHEMA, MCP_RELAY_SCHEMA] {
             let value: serde_json::Value = serde_json::from_str(text).unwrap();
@@ -179,7 +232,7 @@ mod tests {
     #[test]
     fn every_format_is_one_line_of_json() {
         for format in [Format::Amp, Format::Claude, Format::Mcp, Format::Openai] {
-            let text = describe(format);
+            let text = describe(format, crate::TOOL_NAME);
             assert!(!text.contains('\n'));
             serde_json::from_str::<serde_json::Value>(&text).unwrap();
         }

@@ -30,7 +30,7 @@ fn main() -> ExitCode {
 /// `TOOLBOX_ACTION` wins over argv.
 fn toolbox(action: OsString) -> i32 {
     match action.to_str() {
-        Some("describe") => print_line(&describe(Format::Amp)),
+        Some("describe") => print_line(&describe(Format::Amp, ask_user::TOOL_NAME)),
         Some("execute") => prompt(None),
         _ => fail(&AskError::UnknownAction(Detail::new(format!(
             "TOOLBOX_ACTION must be describe or execute, not {:?}",
@@ -59,7 +59,12 @@ fn command_line() -> i32 {
             exit::USAGE
         }
         Some(Command::Prompt { file }) => prompt(file),
-        Some(Command::Describe { format }) => print_line(&describe(format)),
+        Some(Command::Describe { format, tool_name }) => {
+            match ask_user::describe::check_tool_name(&tool_name, format) {
+                Ok(()) => print_line(&describe(format, &tool_name)),
+                Err(message) => usage_error("describe", &message),
+            }
+        }
         Some(Command::Ask(args)) => ask(args),
         Some(Command::Answer { reply, file }) => answer(file, &reply),
         Some(Command::Check {
@@ -74,7 +79,9 @@ fn command_line() -> i32 {
             timeout,
             port,
             open,
+            tool_name,
         }) => mcp(ask_user::mcp::Options {
+            tool_name,
             fallback,
             elicitation: !no_elicitation,
             default_timeout: timeout,
@@ -182,6 +189,20 @@ fn mcp(options: ask_user::mcp::Options) -> i32 {
             exit::ERROR
         }
     }
+}
+
+/// A usage error of `subcommand` found after parsing: clap's format on
+/// stderr, exit 2.
+fn usage_error(subcommand: &str, message: &str) -> i32 {
+    use clap::CommandFactory;
+    let mut command = Cli::command();
+    command.build();
+    if let Some(sub) = command.find_subcommand_mut(subcommand) {
+        let _ = sub
+            .error(clap::error::ErrorKind::ValueValidation, message)
+            .print();
+    }
+    exit::USAGE
 }
 
 fn fail(err: &AskError) -> i32 {

@@ -114,3 +114,69 @@ fn describe_formats_for_other_hosts() {
             .contains("wait for their answer")
     );
 }
+
+/// The name sits where each format puts it; nothing else changes.
+#[test]
+fn describe_tool_name_renames_the_tool_in_every_format() {
+    let name_of = |format: &str, doc: &Value| match format {
+        "openai" => doc["function"]["name"].clone(),
+        _ => doc["name"].clone(),
+    };
+    for format in ["amp", "claude", "mcp", "openai"] {
+        let plain = run_with(&["describe", "--format", format], &[], b"");
+        let renamed = run_with(
+            &["describe", "--format", format, "--tool-name", "ask_person"],
+            &[],
+            b"",
+        );
+        assert_eq!(renamed.code, 0, "{format}: {}", renamed.stderr);
+        let (plain, renamed) = (plain.doc(), renamed.doc());
+        assert_eq!(name_of(format, &plain), "ask_user", "{format}");
+        assert_eq!(name_of(format, &renamed), "ask_person", "{format}");
+        let mut back = renamed.clone();
+        match format {
+            "openai" => back["function"]["name"] = json!("ask_user"),
+            _ => back["name"] = json!("ask_user"),
+        }
+        assert_eq!(back, plain, "{format}: only the name differs");
+    }
+}
+
+#[test]
+fn a_bad_tool_name_is_a_usage_error() {
+    let long = "a".repeat(129);
+    for (format, name, says) in [
+        ("mcp", "", "1 to 128 characters"),
+        ("mcp", "ask user", "1 to 128 characters"),
+        ("amp", "ask/user", "1 to 128 characters"),
+        ("mcp", long.as_str(), "1 to 128 characters"),
+        ("claude", "ask.user", "1 to 64 characters"),
+        ("openai", &"a".repeat(65), "1 to 64 characters"),
+    ] {
+        let run = run_with(
+            &["describe", "--format", format, "--tool-name", name],
+            &[],
+            b"",
+        );
+        assert_eq!(run.code, 2, "{format} {name:?}");
+        assert_eq!(run.stdout, "");
+        assert!(run.stderr.contains(says), "{}", run.stderr);
+    }
+    let run = run_with(&["mcp", "--tool-name", "ask user"], &[], b"");
+    assert_eq!(run.code, 2);
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains("1 to 128 characters"), "{}", run.stderr);
+    // A name the API rules allow is accepted at their limit.
+    let run = run_with(
+        &[
+            "describe",
+            "--format",
+            "openai",
+            "--tool-name",
+            &"a".repeat(64),
+        ],
+        &[],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}

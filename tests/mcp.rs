@@ -88,6 +88,7 @@ const MODES: [&str; 2] = ["legacy", "auto"];
 fn python_sdk_lists_the_one_tool_in_both_eras() {
     let described: Value = serde_json::from_str(&ask_user::describe::describe(
         ask_user::describe::Format::Mcp,
+        ask_user::TOOL_NAME,
     ))
     .unwrap();
     for (mode, version) in [("legacy", "2025-11-25"), ("auto", "2026-07-28")] {
@@ -403,6 +404,31 @@ fn typescript_error_code(result: &Value) -> Value {
     error_document(&result["texts"])["code"].clone()
 }
 
+/// `mcp --tool-name ask_person`: the SDK lists that name, calls it, and is
+/// refused the old one.
+fn typescript_sdk_sees_and_calls_a_renamed_tool() {
+    let question = json!({"question": "Which database?", "options": ["PostgreSQL", "SQLite"]});
+    let mut renamed = call(question.clone(), accept(json!({"q1": "1"})));
+    renamed["name"] = json!("ask_person");
+    let mut old = call(question, accept(json!({"q1": "1"})));
+    old["name"] = json!("ask_user");
+    let out = typescript_scenario(json!({
+        "server_args": ["mcp", "--tool-name", "ask_person"], "calls": [renamed, old]}));
+    assert_eq!(out["tools"].as_array().unwrap().len(), 1);
+    assert_eq!(out["tools"][0]["name"], "ask_person");
+    let results = out["results"].as_array().unwrap();
+    assert_eq!(results[0]["isError"], false, "{}", results[0]);
+    assert_eq!(
+        results[0]["structured"]["answers"][0]["values"],
+        json!(["PostgreSQL"])
+    );
+    let thrown = results[1]["thrown"].as_str().unwrap();
+    assert!(
+        thrown.contains("unknown tool \"ask_user\"; this server has one tool, ask_person"),
+        "{thrown}"
+    );
+}
+
 fn typescript_sdk_asks_and_reads_decline() {
     let question = json!({"question": "Which database?", "options": ["PostgreSQL", "SQLite"]});
     let out = typescript_scenario(json!({"calls": [
@@ -644,6 +670,44 @@ fn malformed_traffic_gets_json_rpc_errors_and_the_server_goes_on() {
     assert_eq!(reply["id"], 400);
     assert_eq!(raw_error(&reply["result"])["code"], "INPUT_TOO_LARGE");
     raw.ping(401);
+}
+
+fn tool_name_renames_the_tool_on_the_wire() {
+    let mut raw = Raw::start(&["mcp", "--tool-name", "ask.person-2"]);
+    let init = raw.initialize("2025-11-25", json!({}));
+    assert!(
+        init["result"]["instructions"]
+            .as_str()
+            .unwrap()
+            .starts_with("One tool, ask.person-2:")
+    );
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let listed = raw.next();
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0]["name"], "ask.person-2");
+    let call = |id: u64, name: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": name, "arguments": {"question": "Pick", "options": ["a", "b"]}}})
+        .to_string()
+    };
+    // No form elicitation declared: the prompt document comes back.
+    raw.send(&call(2, "ask.person-2"));
+    let reply = raw.next();
+    assert_eq!(reply["id"], 2);
+    assert_eq!(reply["result"]["isError"], false, "{reply}");
+    // The document keeps "tool": "ask_user": it names the format, not the tool.
+    assert_eq!(reply["result"]["structuredContent"]["tool"], "ask_user");
+    raw.send(&call(3, "ask_user"));
+    let refused = raw.next();
+    assert_eq!(refused["id"], 3);
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("this server has one tool, ask.person-2")
+    );
 }
 
 fn client_cancellation_stops_the_wait_and_withdraws_the_form() {
@@ -1001,9 +1065,11 @@ common::harness::main!(
     python_sdk_without_elicitation_gets_each_fallback,
     python_sdk_learns_the_page_address_and_gets_notices_only_when_it_opts_in,
     typescript_sdk_asks_and_reads_decline,
+    typescript_sdk_sees_and_calls_a_renamed_tool,
     typescript_sdk_accepts_every_error_result,
     malformed_traffic_gets_json_rpc_errors_and_the_server_goes_on,
     client_cancellation_stops_the_wait_and_withdraws_the_form,
+    tool_name_renames_the_tool_on_the_wire,
     fallback_web_closes_the_page_when_the_call_is_cancelled,
     fallback_web_open_hands_the_page_to_the_system_opener,
     fallback_web_closes_the_page_when_the_client_goes_away,

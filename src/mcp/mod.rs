@@ -36,6 +36,8 @@ pub enum Fallback {
 
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// The tool's name in `tools/list` and `tools/call` (`--tool-name`).
+    pub tool_name: String,
     pub fallback: Fallback,
     /// Whether to ask through the client's forms at all. Some clients
     /// declare elicitation but never show the form (or decline it at once).
@@ -54,6 +56,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 impl Default for Options {
     fn default() -> Self {
         Options {
+            tool_name: crate::TOOL_NAME.to_string(),
             fallback: Fallback::Prompt,
             elicitation: true,
             default_timeout: DEFAULT_TIMEOUT,

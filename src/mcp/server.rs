@@ -37,16 +37,16 @@ pub struct AskUserServer {
 impl AskUserServer {
     pub fn new(options: Options) -> Self {
         AskUserServer {
+            tool: describe_tool(&options.tool_name),
             options,
-            tool: describe_tool(),
             notices_muted: AtomicBool::new(false),
         }
     }
 }
 
-/// The Tool object `ask_user describe --format mcp` prints.
-fn describe_tool() -> Tool {
-    let text = crate::describe::describe(crate::describe::Format::Mcp);
+/// The Tool object `ask_user describe --format mcp --tool-name NAME` prints.
+fn describe_tool(name: &str) -> Tool {
+    let text = crate::describe::describe(crate::describe::Format::Mcp, name);
     serde_json::from_str(&text).expect("describe's MCP tool is an rmcp Tool")
 }
 
@@ -65,10 +65,10 @@ impl ServerHandler for AskUserServer {
         let mut info = InitializeResult::new(capabilities);
         info.server_info =
             Implementation::new(crate::TOOL_NAME, env!("CARGO_PKG_VERSION")).with_title("ask_user");
-        info.instructions = Some(
-            "One tool, ask_user: ask the person a structured question and wait for their answer."
-                .into(),
-        );
+        info.instructions = Some(format!(
+            "One tool, {}: ask the person a structured question and wait for their answer.",
+            self.options.tool_name
+        ));
         info
     }
 
@@ -111,11 +111,11 @@ impl ServerHandler for AskUserServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        if request.name != crate::TOOL_NAME {
+        if request.name != self.options.tool_name {
             return Err(McpError::invalid_params(
                 format!(
-                    "unknown tool {:?}; this server has one tool, ask_user",
-                    request.name
+                    "unknown tool {:?}; this server has one tool, {}",
+                    request.name, self.options.tool_name
                 ),
                 None,
             ));
