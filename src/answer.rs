@@ -217,8 +217,8 @@ pub fn parse_reply(question: &Question, reply: &str) -> Option<Choice> {
             if let Some(choice) = find_choice(&question.options, reply) {
                 return Some(single(index_of(question, &choice.id), None));
             }
-            // A stray number is a mistake to ask about, never Other text.
-            (number.is_none() && question.allow_other).then(|| Choice::Options {
+            // A stray number ("9", "-1", "1.5") is a mistake to ask about, never Other text.
+            (!is_number(reply) && question.allow_other).then(|| Choice::Options {
                 indices: Vec::new(),
                 other: Some(reply.to_string()),
             })
@@ -258,6 +258,22 @@ fn option_number(token: &str) -> Option<usize> {
         return None;
     }
     token.parse().ok()
+}
+
+/// Whether `token` reads as a number, an option number or not: "2", "#2",
+/// "2.", "-1", "+2", "1.5", ".5". Such a reply that names no option is asked
+/// again rather than taken as Other text.
+fn is_number(token: &str) -> bool {
+    let token = token.trim();
+    let token = token.strip_prefix('#').unwrap_or(token);
+    let token = token
+        .strip_suffix('.')
+        .or_else(|| token.strip_suffix(')'))
+        .unwrap_or(token);
+    let unsigned = token.strip_prefix(['-', '+']).unwrap_or(token);
+    let (whole, fraction) = unsigned.split_once('.').unwrap_or((unsigned, ""));
+    let digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
+    !(whole.is_empty() && fraction.is_empty()) && digits(whole) && digits(fraction)
 }
 
 fn parse_multi(question: &Question, reply: &str) -> Option<Choice> {
@@ -304,9 +320,12 @@ fn parse_multi(question: &Question, reply: &str) -> Option<Choice> {
             other: None,
         }),
         // Numbers that name no options are a mistake to ask about, never Other text.
-        _ => (numbers.is_none() && question.allow_other).then(|| Choice::Options {
-            indices: Vec::new(),
-            other: Some(reply.to_string()),
-        }),
+        _ => {
+            let all_numbers = !tokens.is_empty() && tokens.iter().all(|t| is_number(t));
+            (!all_numbers && question.allow_other).then(|| Choice::Options {
+                indices: Vec::new(),
+                other: Some(reply.to_string()),
+            })
+        }
     }
 }

@@ -45,8 +45,9 @@ pub enum Command {
     Ask(AskArgs),
     /// Check a person's relayed reply against a tool input or a prompt document.
     Answer {
-        /// The person's reply: one per question, in order.
-        #[arg(long, value_name = "TEXT")]
+        /// The person's reply: one per question, in order. A reply is data, even when it
+        /// starts with "-" (--reply "-1", --reply "- use Redis").
+        #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
         reply: Vec<String>,
         /// The tool input or prompt document: a JSON file, or - (the default) for stdin.
         file: Option<PathBuf>,
@@ -127,8 +128,9 @@ pub struct AskArgs {
     /// Overrides the input's timeout.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub timeout: Option<Duration>,
-    /// Answer without a terminal or page: one reply per question, in order.
-    #[arg(long, value_name = "TEXT")]
+    /// Answer without a terminal or page: one reply per question, in order (a reply
+    /// starting with "-" is a reply too).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub reply: Vec<String>,
 }
 

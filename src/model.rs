@@ -101,6 +101,10 @@ pub fn find_choice<'a>(options: &'a [Choice], text: &str) -> Option<&'a Choice> 
             options.iter().find(|c| c.label.to_lowercase() == lower)
         })
         .or_else(|| {
+            // Digits only: "+2" names no position (usize's parser would take it).
+            if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
             let n: usize = text.parse().ok()?;
             options.get(n.checked_sub(1)?)
         })

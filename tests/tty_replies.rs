@@ -373,3 +373,70 @@ fn a_bad_timeout_is_a_usage_error() {
             .stdout("");
     }
 }
+
+/// `--reply VALUE` takes VALUE as it is, even when it starts with "-": a
+/// reply is data, never a flag (and `--reply=VALUE` says the same).
+#[test]
+fn replies_that_start_with_a_dash_are_replies() {
+    assert_eq!(
+        answers(SINGLE_OTHER, &["- use Redis"]),
+        json!([{"questionId":"q1","values":["- use Redis"],"optionIds":[],"customText":"- use Redis"}])
+    );
+    assert_eq!(
+        answers(TEXT, &["-v --verbose"]),
+        json!([{"questionId":"q1","values":["-v --verbose"]}])
+    );
+    const OFFSETS: &str = r#"{"question":"Offset?","options":["-1","0","+1"]}"#;
+    assert_eq!(
+        answers(OFFSETS, &["-1"]),
+        json!([{"questionId":"q1","values":["-1"],"optionIds":["1"]}])
+    );
+    assert_eq!(answers(OFFSETS, &["+1"])[0]["optionIds"], json!(["3"]));
+    // "-1" names no option of SINGLE: asked again (exit 1), not a usage error (exit 2).
+    let error = invalid(SINGLE, &["-1"]);
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("Reply with the option number (1-3)"),
+        "{error}"
+    );
+    for command in ["ask", "answer"] {
+        let output = Command::new(BIN)
+            .args([command, "--reply=-5", "--reply", "-2"])
+            .write_stdin(THREE)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{command}");
+        let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(document["error"]["code"], "INVALID_REPLY");
+        assert!(output.stderr.is_empty(), "{command}");
+    }
+}
+
+/// A number is an option's position, else a label; one that is neither
+/// ("9", "-1", "-5", "1.5", "+2", ".5") is asked again, even where Other
+/// text is allowed. Text with a number in it is Other text.
+#[test]
+fn numbers_that_name_no_option_are_never_other_text() {
+    const MULTI_OTHER: &str = r#"{"question":"Features?","multi_select":true,
+        "options":["Auth","Cache","Search"],"allow_other":true}"#;
+    for reply in ["9", "-1", "-5", "1.5", "+2", ".5", "#-1", "2.5."] {
+        let error = invalid(SINGLE_OTHER, &[reply]);
+        assert_eq!(error["path"], "questions[0]", "{reply}");
+        invalid(MULTI_OTHER, &[reply]);
+    }
+    invalid(MULTI_OTHER, &["1, -2"]);
+    invalid(MULTI_OTHER, &["1.5 and 2"]);
+    for reply in ["-", "version 1.5", "- 1", "1.2.3"] {
+        assert_eq!(
+            answers(SINGLE_OTHER, &[reply])[0]["customText"],
+            reply,
+            "{reply}"
+        );
+    }
+    assert_eq!(
+        answers(MULTI_OTHER, &["2 servers"])[0]["customText"],
+        "2 servers"
+    );
+}
