@@ -137,3 +137,20 @@ pub fn claude_code() -> PathBuf {
 pub fn amp() -> PathBuf {
     host_program("@ampcode/cli-linux-x64/amp", false, "the Amp CLI")
 }
+
+/// `program` in a network namespace of its own with only loopback up, when
+/// `unshare` allows it (as root), so that a host's calls home fail at once
+/// and never leave the machine; otherwise `program` as it is.
+pub fn offline(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    static UNSHARE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let unshare =
+        *UNSHARE.get_or_init(|| runs("unshare", &["-n", "ip", "link", "set", "lo", "up"]));
+    if !unshare {
+        return Command::new(program);
+    }
+    let mut command = Command::new("unshare");
+    command
+        .args(["-n", "sh", "-c", r#"ip link set lo up && exec "$@""#, "sh"])
+        .arg(program);
+    command
+}
