@@ -95,7 +95,8 @@ pub enum Command {
         /// Never ask through the client's forms; always use the fallback.
         #[arg(long)]
         no_elicitation: bool,
-        /// Seconds to wait for the person when the input gives no timeout.
+        /// Seconds to wait for the person when the input gives no timeout (decimals allowed;
+        /// 0: no limit of the server's own, as long as the client keeps the call).
         #[arg(long, value_name = "SECONDS", default_value = "300", value_parser = parse_wait)]
         timeout: Duration,
         /// Port for the answer page of --fallback web (default: a free one).
@@ -155,13 +156,13 @@ pub fn parse_seconds(text: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("{text:?} is not a number of seconds (like 30 or 0.5)"))
 }
 
-/// `mcp --timeout`: as `ask --timeout`, but a server never waits forever or
-/// longer than a day.
+/// `mcp --timeout`: as `ask --timeout` (0: no limit of its own), and a
+/// limit is at most a day.
 pub fn parse_wait(text: &str) -> Result<Duration, String> {
     let wait = parse_seconds(text)?;
-    if wait.is_zero() || wait > Duration::from_secs(86_400) {
+    if wait > Duration::from_secs(86_400) {
         return Err(format!(
-            "{text:?} is out of range: give more than 0 and at most 86400 seconds"
+            "{text:?} is out of range: give at most 86400 seconds, or 0 for no limit"
         ));
     }
     Ok(wait)

@@ -2,19 +2,30 @@
 //! strict JSON back. Data flows one way: bytes → [`input`] → [`model`] →
 //! documents ([`prompt`], [`answer`], [`error`]).
 
+// The terminal (termios), signal and web faces need Unix, and the MCP face
+// falls back to them. On other targets the build stops here with one
+// message; the Unix-only modules are left out so that it is the only one.
+#[cfg(not(unix))]
+compile_error!(
+    "ask_user builds for Unix only (Linux, macOS): its terminal, signal and web faces use termios and Unix signals"
+);
+
 pub mod answer;
 pub mod check;
 pub mod describe;
 pub mod error;
 pub mod input;
 pub mod markdown;
+#[cfg(unix)]
 pub mod mcp;
 pub mod model;
 pub mod prompt;
 pub mod sanitize;
 pub mod schema;
 pub mod text;
+#[cfg(unix)]
 pub mod tty;
+#[cfg(unix)]
 pub mod web;
 
 use std::io::{self, Write};

@@ -84,7 +84,8 @@ fn command_line() -> i32 {
             tool_name,
             fallback,
             elicitation: !no_elicitation,
-            default_timeout: timeout,
+            // 0: no limit of the server's own, as `ask --timeout 0`.
+            default_timeout: (!timeout.is_zero()).then_some(timeout),
             port,
             open_browser: open,
         }),

@@ -931,6 +931,39 @@ fn a_waiting_call_reports_progress_when_asked() {
     );
 }
 
+/// `mcp --timeout 0`, as `ask --timeout 0`: no limit of the server's own.
+/// The call is still open at the first heartbeat (15 s without a limit),
+/// whose progress has no total, and the person's answer still counts.
+fn mcp_timeout_0_sets_no_limit_of_its_own() {
+    let mut raw = Raw::start(&["mcp", "--timeout", "0"]);
+    raw.initialize("2025-11-25", json!({"elicitation": {}}));
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+            "_meta": {"progressToken": "tok"},
+            "name": "ask_user", "arguments": {"prompt": "Go?", "type": "confirm"}}})
+        .to_string(),
+    );
+    let form = raw.next();
+    assert_eq!(form["method"], "elicitation/create");
+    let progress = raw
+        .lines
+        .recv_timeout(Duration::from_secs(60))
+        .expect("a heartbeat within 60 s");
+    let progress: Value = serde_json::from_str(&progress).unwrap();
+    assert_eq!(progress["method"], "notifications/progress", "{progress}");
+    assert!(progress["params"].get("total").is_none(), "{progress}");
+    raw.send(
+        &json!({"jsonrpc": "2.0", "id": form["id"], "result": {"action": "accept", "content": {"q1": true}}})
+            .to_string(),
+    );
+    let reply = raw.next();
+    assert_eq!(reply["id"], 4);
+    assert_eq!(
+        reply["result"]["structuredContent"]["answers"][0]["values"],
+        json!(["yes"])
+    );
+}
+
 fn a_2025_06_18_client_gets_enum_names_and_one_checkbox_per_option() {
     let mut raw = Raw::start(&["mcp"]);
     raw.initialize("2025-06-18", json!({"elicitation": {}}));
@@ -1026,9 +1059,8 @@ fn mcp_rejects_a_bad_fallback_as_usage_error() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("--fallback"));
 }
 
-fn mcp_timeout_takes_decimal_seconds_and_rejects_zero_and_more_than_a_day() {
+fn mcp_timeout_takes_decimal_seconds_and_rejects_more_than_a_day() {
     for (timeout, wanted) in [
-        ("0", "out of range"),
         ("86400.5", "out of range"),
         ("-1", "not a number of seconds"),
         ("soon", "not a number of seconds"),
@@ -1083,5 +1115,6 @@ common::harness::main!(
     stdin_eof_ends_the_server_quietly,
     a_panic_in_mcp_mode_reports_on_stderr_not_on_the_protocol_stream,
     mcp_rejects_a_bad_fallback_as_usage_error,
-    mcp_timeout_takes_decimal_seconds_and_rejects_zero_and_more_than_a_day,
+    mcp_timeout_takes_decimal_seconds_and_rejects_more_than_a_day,
+    mcp_timeout_0_sets_no_limit_of_its_own,
 );

@@ -20,7 +20,7 @@ use crate::prompt::PromptDocument;
 pub async fn reach_person(
     options: &Options,
     prompt: &Prompt,
-    timeout: Duration,
+    timeout: Option<Duration>,
     context: &RequestContext<RoleServer>,
     log_notices: bool,
 ) -> CallToolResult {
@@ -61,15 +61,15 @@ pub async fn reach_person(
 
 /// Asks on the terminal of the machine the server runs on (NO_TTY when it
 /// has none). Setting `stop` ends the form as cancelled, with the terminal
-/// restored, as Esc does.
+/// restored, as Esc does. `timeout` `None`: no limit.
 pub fn ask_on_tty(
     prompt: &Prompt,
-    timeout: Duration,
+    timeout: Option<Duration>,
     stop: Option<Arc<AtomicBool>>,
 ) -> Result<AnswerDocument, AskError> {
     let mut terminal = crate::tty::Terminal::open()?;
     if let Some(stop) = stop {
         terminal.stop_when(stop);
     }
-    crate::tty::ask(terminal, prompt, Some(timeout))
+    crate::tty::ask(terminal, prompt, timeout)
 }

@@ -42,8 +42,9 @@ pub struct Options {
     /// Whether to ask through the client's forms at all. Some clients
     /// declare elicitation but never show the form (or decline it at once).
     pub elicitation: bool,
-    /// How long to wait for the person when the input gives no `timeout`.
-    pub default_timeout: Duration,
+    /// How long to wait for the person when the input gives no `timeout`;
+    /// `None` (`--timeout 0`): as long as the client keeps the call.
+    pub default_timeout: Option<Duration>,
     /// `--fallback web`: the page's port (`None`: a free one).
     pub port: Option<u16>,
     /// `--fallback web`: open the page with the system's browser opener.
@@ -59,7 +60,7 @@ impl Default for Options {
             tool_name: crate::TOOL_NAME.to_string(),
             fallback: Fallback::Prompt,
             elicitation: true,
-            default_timeout: DEFAULT_TIMEOUT,
+            default_timeout: Some(DEFAULT_TIMEOUT),
             port: None,
             open_browser: false,
         }

@@ -30,7 +30,7 @@ const LOGGER: &str = "ask_user";
 pub async fn ask_on_page(
     options: &Options,
     prompt: &Prompt,
-    timeout: Duration,
+    timeout: Option<Duration>,
     context: &RequestContext<RoleServer>,
     log_notices: bool,
 ) -> CallToolResult {
@@ -38,7 +38,7 @@ pub async fn ask_on_page(
     let web = WebOptions {
         port: options.port,
         open_browser: options.open_browser,
-        timeout: Some(timeout),
+        timeout,
         interrupt: Some(Arc::clone(&stop)),
     };
     let session = match WebSession::start(prompt, &web) {

@@ -127,7 +127,7 @@ impl ServerHandler for AskUserServer {
         let timeout = prompt
             .timeout_ms
             .map(Duration::from_millis)
-            .unwrap_or(self.options.default_timeout);
+            .or(self.options.default_timeout);
         if !self.options.elicitation || !client_shows_forms(&context) {
             return Ok(self.reach_person(&prompt, timeout, &context).await.into());
         }
@@ -190,7 +190,7 @@ impl AskUserServer {
     async fn reach_person(
         &self,
         prompt: &Prompt,
-        timeout: Duration,
+        timeout: Option<Duration>,
         context: &RequestContext<RoleServer>,
     ) -> CallToolResult {
         let log_notices = page::wants_notices(context, self.notices_muted.load(Ordering::Relaxed));
@@ -204,7 +204,7 @@ impl AskUserServer {
         prompt: &Prompt,
         form: Form,
         context: &RequestContext<RoleServer>,
-        timeout: Duration,
+        timeout: Option<Duration>,
     ) -> CallToolResult {
         let request = ServerRequest::ElicitRequest(elicit_request(form.clone()));
         let mut handle = match context
@@ -220,7 +220,12 @@ impl AskUserServer {
                 return self.reach_person(prompt, timeout, context).await;
             }
         };
-        let deadline = tokio::time::sleep(timeout);
+        let deadline = async {
+            match timeout {
+                Some(timeout) => tokio::time::sleep(timeout).await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::pin!(deadline);
         let mut waiting = Waiting::new(context, timeout);
         let reply = loop {
@@ -265,7 +270,7 @@ impl AskUserServer {
         prompt: &Prompt,
         form: Form,
         request: &CallToolRequestParams,
-        timeout: Duration,
+        timeout: Option<Duration>,
     ) -> CallToolResponse {
         let reply = request
             .input_responses
@@ -278,14 +283,17 @@ impl AskUserServer {
             Some(reply) => outcome(prompt, &form, reply).into(),
             None if deadline.is_some_and(|d| now_ms() > d) => timed_out().into(),
             None => {
-                let deadline = deadline.unwrap_or_else(|| now_ms() + timeout.as_millis() as u64);
+                // No deadline without a timeout: the client keeps the call as long as it likes.
+                let deadline = deadline.or_else(|| {
+                    timeout.map(|timeout| now_ms().saturating_add(timeout.as_millis() as u64))
+                });
                 let requests = BTreeMap::from([(
                     INPUT_KEY.to_string(),
                     InputRequest::Elicitation(elicit_request(form)),
                 )]);
                 InputRequiredResult::new(
                     Some(requests),
-                    Some(format!("{DEADLINE_PREFIX}{deadline}")),
+                    deadline.map(|deadline| format!("{DEADLINE_PREFIX}{deadline}")),
                 )
                 .into()
             }
