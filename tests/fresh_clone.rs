@@ -1,0 +1,113 @@
+//! A fresh clone's `tools/ask_user`, run from another directory as hosts run
+//! tools, prints the fixture's document on its first run (which builds the
+//! release binary through scripts/build-release) and on every run after,
+//! with CARGO_TARGET_DIR set and unset.
+//!
+//! The "clone" is a copy of the source tree without build output (no
+//! target/, no dist/), at a fixed path under this build's target directory,
+//! so that both cases share one release build: the first case builds into a
+//! dedicated CARGO_TARGET_DIR, the second finds that build through the
+//! clone's own target/ (a link to it), as cargo would with the variable
+//! unset. The first run of a test session rebuilds the ask_user crate (its
+//! files are new); the dependencies stay built between sessions.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const FIXTURE: &str = "seed003-simple-binary";
+
+/// Build output and installed clients: not part of a clone.
+const NOT_CLONED: [&str; 8] = [
+    ".git",
+    "target",
+    "dist",
+    "node_modules",
+    ".venv",
+    "__pycache__",
+    "corpus",
+    "artifacts",
+];
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if NOT_CLONED.iter().any(|skip| name == *skip) {
+            continue;
+        }
+        let kind = entry.file_type().unwrap();
+        let target = to.join(&name);
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target).unwrap();
+        } else if kind.is_symlink() {
+            // Links in the tree (tests/mcp/node_modules and the like) are installs.
+            continue;
+        }
+    }
+}
+
+/// This build's target directory: where the clone and its build cache live.
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
+}
+
+/// `clone/tools/ask_user` with the toolbox execute face on the fixture, run
+/// from `elsewhere`, with `target_dir` as CARGO_TARGET_DIR (`None`: unset).
+fn run_tool(clone: &Path, elsewhere: &Path, target_dir: Option<&Path>) -> (String, String) {
+    let input = std::fs::File::open(clone.join(format!("fixtures/{FIXTURE}.input.json"))).unwrap();
+    let mut command = Command::new(clone.join("tools/ask_user"));
+    command
+        .current_dir(elsewhere)
+        .env("TOOLBOX_ACTION", "execute")
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("CARGO_BUILD_TARGET_DIR")
+        .env_remove("RUSTFLAGS")
+        .stdin(input);
+    if let Some(dir) = target_dir {
+        command.env("CARGO_TARGET_DIR", dir);
+    }
+    let output = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
+    (stdout, stderr)
+}
+
+#[test]
+fn a_fresh_clones_tool_runs_from_another_directory_with_and_without_cargo_target_dir() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let base = target_dir().join("fresh-clone");
+    let clone = base.join("ask_user");
+    let cache = base.join("target");
+    if clone.exists() {
+        std::fs::remove_dir_all(&clone).unwrap();
+    }
+    copy_tree(root, &clone);
+    assert!(!clone.join("dist").exists() && !clone.join("target").exists());
+    let expected =
+        std::fs::read_to_string(root.join(format!("fixtures/{FIXTURE}.expected.json"))).unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+
+    // CARGO_TARGET_DIR set: the first run builds, the second only runs.
+    let (stdout, stderr) = run_tool(&clone, elsewhere.path(), Some(&cache));
+    assert_eq!(stdout, expected);
+    assert!(stderr.contains("building the release binary"), "{stderr}");
+    assert!(clone.join("dist/ask_user").is_file());
+    let (stdout, stderr) = run_tool(&clone, elsewhere.path(), Some(&cache));
+    assert_eq!(stdout, expected);
+    assert!(!stderr.contains("building"), "{stderr}");
+
+    // Unset: a fresh dist/ again; cargo builds into the clone's own target/.
+    std::fs::remove_dir_all(clone.join("dist")).unwrap();
+    std::os::unix::fs::symlink(&cache, clone.join("target")).unwrap();
+    for run in 0..2 {
+        let (stdout, stderr) = run_tool(&clone, elsewhere.path(), None);
+        assert_eq!(stdout, expected, "run {run}: {stderr}");
+        assert_eq!(stderr.contains("building"), run == 0, "run {run}: {stderr}");
+    }
+}
