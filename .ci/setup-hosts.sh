@@ -18,6 +18,8 @@ fail() { echo "setup-hosts: $*" >&2; exit 1; }
 # The npm packages, installed once per lockfile (npm ci starts from scratch).
 packages() {
   local stamp=node_modules/.ask_user-package-lock.json
+  # A linked install (a shared one) is replaced by this folder's own, never emptied.
+  if [ -L node_modules ]; then rm node_modules; fi
   if ! cmp -s package-lock.json "$stamp" 2>/dev/null; then
     npm ci --no-audit --no-fund --loglevel=error >/dev/null
     cp package-lock.json "$stamp"

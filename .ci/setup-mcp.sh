@@ -6,6 +6,10 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here/tests/mcp"
+# Linked installs (shared ones) are replaced by this folder's own, never changed.
+for link in .venv node_modules; do
+    if [ -L "$link" ]; then rm "$link"; fi
+done
 
 if [ ! -x .venv/bin/python ]; then
     if ! python3 -m venv .venv 2>/dev/null; then
@@ -18,4 +22,4 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
 
-npm ci --no-audit --no-fund --loglevel=error
+npm ci --no-audit --no-fund --loglevel=error >/dev/null

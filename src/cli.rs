@@ -20,7 +20,9 @@ use ask_user::schema::Schema;
     long_about = "Ask a person a structured question; get strict JSON back.\n\n\
         As an Amp toolbox tool: TOOLBOX_ACTION=describe prints the tool description,\n\
         TOOLBOX_ACTION=execute reads the tool input on stdin and prints the prompt document.\n\
-        Documents go to stdout, one JSON line; everything for people goes to stderr.",
+        Documents go to stdout, one JSON line (check's text and github reports are lines of\n\
+        text, and mcp speaks its protocol there); everything for people goes to stderr.",
+    disable_help_subcommand = true,
     after_help = "Exit codes: 0 success, 1 error (error document on stdout), 2 usage error,\n\
         124 timed out (ask), 130 cancelled (ask)."
 )]
@@ -40,10 +42,19 @@ pub enum Command {
     #[command(
         after_help = "Keys: ↑/↓ (or j/k, Tab) move, Enter chooses, Space toggles in a multi select,\n\
         1-9 jump to an option, y/n answer a confirm, Esc or q (Ctrl-C too) cancel.\n\
-        Exit codes: 0 answered, 1 error (NO_TTY without a terminal), 124 timed out, 130 cancelled."
+        Exit codes: 0 answered, 1 error (NO_TTY without a terminal), 2 usage error,\n\
+        124 timed out, 130 cancelled."
     )]
     Ask(AskArgs),
     /// Check a person's relayed reply against a tool input or a prompt document.
+    #[command(
+        after_help = "Replies: an option number (2, #2, 2.), numbers for a multi select (1,3 or 1 3),\n\
+        an option label (exact, then ignoring case), yes/no/y/n/true/false for a confirm, any text\n\
+        for a text question or Other; \"\" skips a question that is not required. A number that\n\
+        names no option (9, -1, 1.5) is asked again, never taken as Other text.\n\
+        Exit codes: 0 answered, 1 error (INVALID_REPLY, or the input's own error document),\n\
+        2 usage error."
+    )]
     Answer {
         /// The person's reply: one per question, in order. A reply is data, even when it
         /// starts with "-" (--reply "-1", --reply "- use Redis").
@@ -109,6 +120,11 @@ pub enum Command {
         /// (Gemini CLI hides a tool named ask_user in headless runs).
         #[arg(long, value_name = "NAME", default_value = ask_user::TOOL_NAME, value_parser = parse_tool_name)]
         tool_name: String,
+    },
+    /// Print this help, or the help of a command.
+    Help {
+        /// The command whose help to print.
+        command: Option<String>,
     },
 }
 

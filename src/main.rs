@@ -58,6 +58,7 @@ fn command_line() -> i32 {
             let _ = Cli::command().write_long_help(&mut std::io::stderr());
             exit::USAGE
         }
+        Some(Command::Help { command }) => help(command.as_deref()),
         Some(Command::Prompt { file }) => prompt(file),
         Some(Command::Describe { format, tool_name }) => {
             match ask_user::describe::check_tool_name(&tool_name, format) {
@@ -189,6 +190,24 @@ fn mcp(options: ask_user::mcp::Options) -> i32 {
             eprintln!("ask_user mcp: {e}");
             exit::ERROR
         }
+    }
+}
+
+/// `ask_user help [COMMAND]`: exactly what `ask_user [COMMAND] --help`
+/// prints (stdout, exit 0); an unknown COMMAND is clap's usage error (exit 2).
+fn help(name: Option<&str>) -> i32 {
+    let args = ["ask_user"].into_iter().chain(name).chain(["--help"]);
+    match Cli::try_parse_from(args) {
+        Err(e) => {
+            let _ = e.print();
+            if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            }
+        }
+        // Unreachable: --help always ends parsing.
+        Ok(_) => exit::USAGE,
     }
 }
 

@@ -4,13 +4,13 @@
 /// Which document a schema describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Schema {
-    /// A tool input, in every documented dialect (DESIGN §2).
+    /// A tool input, in every dialect of README's "Input dialects".
     Input,
-    /// The prompt document that execute and prompt print (§4).
+    /// The prompt document that execute and prompt print (README: "Prompt document").
     Prompt,
-    /// The answer document that ask, answer and mcp print (§7).
+    /// The answer document that ask, answer and mcp print (README: "Answer document").
     Answer,
-    /// The error document (§5).
+    /// The error document (README: "Error document and codes").
     Error,
 }
 
@@ -41,7 +41,7 @@ impl Schema {
         }
     }
 
-    /// The schema as one line, as stdout carries every document (DESIGN §1).
+    /// The schema as one line, as stdout carries every document.
     pub fn line(self) -> String {
         compact(self.text())
     }

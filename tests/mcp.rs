@@ -983,7 +983,7 @@ fn a_2025_06_18_client_gets_enum_names_and_one_checkbox_per_option() {
     );
     assert_eq!(
         schema["properties"]["checks.1"],
-        json!({"type": "boolean", "title": "Checks?: lint", "description": "fast", "default": false})
+        json!({"type": "boolean", "title": "Checks?: lint", "description": "fast"})
     );
     assert_eq!(schema["properties"]["checks.2"]["title"], "Checks?: test");
     raw.send(

@@ -327,12 +327,16 @@ impl FormBuilder {
             (Kind::MultiSelect, Dialect::Legacy) => {
                 // No arrays before 2025-11-25: one checkbox per option, titled
                 // "question: label" so each still reads on its own.
+                // Pre-filled only when the input has a default, which then
+                // names the whole selection.
                 let defaults = default_ids(question);
                 for (option, choice) in question.options.iter().enumerate() {
                     let key = self.fresh_key(format!("{}.{}", question.id, choice.id));
-                    let mut schema = BooleanSchema::new()
-                        .title(format!("{title}: {}", shown_label(choice)))
-                        .with_default(defaults.contains(&choice.id));
+                    let mut schema =
+                        BooleanSchema::new().title(format!("{title}: {}", shown_label(choice)));
+                    if !defaults.is_empty() {
+                        schema = schema.with_default(defaults.contains(&choice.id));
+                    }
                     if let Some(text) = &choice.description {
                         schema = schema.description(text.clone());
                     }
@@ -421,6 +425,20 @@ fn field_title(question: &Question) -> String {
     }
 }
 
+/// A placeholder as an example: "e.g. " before it, unless it says so itself
+/// ("e.g., processUserData", "for example …").
+fn example(placeholder: &str) -> String {
+    let lower = placeholder.to_lowercase();
+    if ["e.g", "eg.", "for example", "for instance", "example:"]
+        .iter()
+        .any(|prefix| lower.starts_with(prefix))
+    {
+        placeholder.to_string()
+    } else {
+        format!("e.g. {placeholder}")
+    }
+}
+
 /// The question's own context, its placeholder, and the option descriptions
 /// (a form option has only a title).
 fn field_description(question: &Question, single: bool) -> Option<String> {
@@ -429,7 +447,7 @@ fn field_description(question: &Question, single: bool) -> Option<String> {
         parts.extend(question.context.clone());
     }
     if let Some(placeholder) = &question.placeholder {
-        parts.push(format!("e.g. {placeholder}"));
+        parts.push(example(placeholder));
     }
     let described: Vec<String> = question
         .options
@@ -506,6 +524,47 @@ mod tests {
         assert_eq!(doc.answers[0].custom_text.as_deref(), Some("MySQL"));
         assert!(form.read(&p, Some(&serde_json::json!({}))).is_err());
         assert!(form.read(&p, Some(&serde_json::json!({"q1":"7"}))).is_err());
+    }
+
+    #[test]
+    fn legacy_checkboxes_are_pre_filled_only_from_the_inputs_default() {
+        let plain = prompt(r#"{"question":"Which?","options":["a","b","c"],"multi_select":true}"#);
+        let schema = schema_json(&Form::new(&plain, Dialect::Legacy));
+        for key in ["q1.1", "q1.2", "q1.3"] {
+            assert!(
+                schema["properties"][key].get("default").is_none(),
+                "{schema}"
+            );
+        }
+        let given = prompt(
+            r#"{"questions":[{"question":"Which?","options":["a","b","c"],"type":"multi-select","default":["1","3"]}]}"#,
+        );
+        let schema = schema_json(&Form::new(&given, Dialect::Legacy));
+        let defaults: Vec<_> = ["q1.1", "q1.2", "q1.3"]
+            .iter()
+            .map(|key| schema["properties"][key]["default"].clone())
+            .collect();
+        assert_eq!(defaults, [true, false, true]);
+    }
+
+    #[test]
+    fn a_placeholder_is_an_example_once() {
+        for (placeholder, shown) in [
+            ("processUserData", "e.g. processUserData"),
+            ("e.g., processUserData", "e.g., processUserData"),
+            ("E.g. main", "E.g. main"),
+            ("For example: main", "For example: main"),
+            ("eg. main", "eg. main"),
+        ] {
+            let p = prompt(&format!(
+                r#"{{"questions":[{{"question":"Name?","type":"text","placeholder":"{placeholder}"}}]}}"#
+            ));
+            let schema = schema_json(&Form::new(&p, Dialect::Titled));
+            assert_eq!(
+                schema["properties"]["q1"]["description"], shown,
+                "{placeholder}"
+            );
+        }
     }
 
     #[test]
