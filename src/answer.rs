@@ -246,14 +246,20 @@ fn in_range(question: &Question, n: usize) -> Option<usize> {
     (1..=question.options.len()).contains(&n).then(|| n - 1)
 }
 
-/// "2", "#2", "2." and "2)" name option 2.
-fn option_number(token: &str) -> Option<usize> {
+/// A number as people write one in a reply, without its marks: "#2", "2."
+/// and "2)" are "2".
+fn unmarked(token: &str) -> &str {
     let token = token.trim();
     let token = token.strip_prefix('#').unwrap_or(token);
-    let token = token
+    token
         .strip_suffix('.')
         .or_else(|| token.strip_suffix(')'))
-        .unwrap_or(token);
+        .unwrap_or(token)
+}
+
+/// "2", "#2", "2." and "2)" name option 2.
+fn option_number(token: &str) -> Option<usize> {
+    let token = unmarked(token);
     if token.is_empty() || !token.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
@@ -264,12 +270,7 @@ fn option_number(token: &str) -> Option<usize> {
 /// "2.", "-1", "+2", "1.5", ".5". Such a reply that names no option is asked
 /// again rather than taken as Other text.
 fn is_number(token: &str) -> bool {
-    let token = token.trim();
-    let token = token.strip_prefix('#').unwrap_or(token);
-    let token = token
-        .strip_suffix('.')
-        .or_else(|| token.strip_suffix(')'))
-        .unwrap_or(token);
+    let token = unmarked(token);
     let unsigned = token.strip_prefix(['-', '+']).unwrap_or(token);
     let (whole, fraction) = unsigned.split_once('.').unwrap_or((unsigned, ""));
     let digits = |part: &str| part.bytes().all(|b| b.is_ascii_digit());

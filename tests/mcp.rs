@@ -909,8 +909,10 @@ fn a_timeout_withdraws_the_form_and_reports_timed_out() {
     assert_eq!(seen[1]["result"]["structuredContent"]["timedOut"], true);
 }
 
-fn a_waiting_call_reports_progress_when_asked() {
-    let mut raw = Raw::start(&["mcp", "--timeout", "2"]);
+/// `mcp --timeout TIMEOUT` with a form client, asked a confirm (call id 4)
+/// with a progress token: the server and its `elicitation/create`.
+fn waiting_with_progress(timeout: &str) -> (Raw, Value) {
+    let mut raw = Raw::start(&["mcp", "--timeout", timeout]);
     raw.initialize("2025-11-25", json!({"elicitation": {}}));
     raw.send(
         &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
@@ -918,7 +920,13 @@ fn a_waiting_call_reports_progress_when_asked() {
             "name": "ask_user", "arguments": {"prompt": "Go?", "type": "confirm"}}})
         .to_string(),
     );
-    assert_eq!(raw.next()["method"], "elicitation/create");
+    let form = raw.next();
+    assert_eq!(form["method"], "elicitation/create");
+    (raw, form)
+}
+
+fn a_waiting_call_reports_progress_when_asked() {
+    let (raw, _form) = waiting_with_progress("2");
     let progress = raw.next();
     assert_eq!(progress["method"], "notifications/progress", "{progress}");
     assert_eq!(progress["params"]["progressToken"], "tok");
@@ -935,16 +943,7 @@ fn a_waiting_call_reports_progress_when_asked() {
 /// The call is still open at the first heartbeat (15 s without a limit),
 /// whose progress has no total, and the person's answer still counts.
 fn mcp_timeout_0_sets_no_limit_of_its_own() {
-    let mut raw = Raw::start(&["mcp", "--timeout", "0"]);
-    raw.initialize("2025-11-25", json!({"elicitation": {}}));
-    raw.send(
-        &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
-            "_meta": {"progressToken": "tok"},
-            "name": "ask_user", "arguments": {"prompt": "Go?", "type": "confirm"}}})
-        .to_string(),
-    );
-    let form = raw.next();
-    assert_eq!(form["method"], "elicitation/create");
+    let (mut raw, form) = waiting_with_progress("0");
     let progress = raw
         .lines
         .recv_timeout(Duration::from_secs(60))
