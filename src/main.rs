@@ -42,15 +42,7 @@ fn toolbox(action: OsString) -> i32 {
 fn command_line() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => {
-            // --help and --version go to stdout with exit 0; usage errors to stderr with 2.
-            let _ = e.print();
-            return if e.use_stderr() {
-                exit::USAGE
-            } else {
-                exit::OK
-            };
-        }
+        Err(e) => return parse_ended(&e),
     };
     match cli.command {
         None => {
@@ -198,16 +190,20 @@ fn mcp(options: ask_user::mcp::Options) -> i32 {
 fn help(name: Option<&str>) -> i32 {
     let args = ["ask_user"].into_iter().chain(name).chain(["--help"]);
     match Cli::try_parse_from(args) {
-        Err(e) => {
-            let _ = e.print();
-            if e.use_stderr() {
-                exit::USAGE
-            } else {
-                exit::OK
-            }
-        }
+        Err(e) => parse_ended(&e),
         // Unreachable: --help always ends parsing.
         Ok(_) => exit::USAGE,
+    }
+}
+
+/// Where clap stopped parsing: --help and --version go to stdout with exit 0,
+/// usage errors to stderr with exit 2.
+fn parse_ended(e: &clap::Error) -> i32 {
+    let _ = e.print();
+    if e.use_stderr() {
+        exit::USAGE
+    } else {
+        exit::OK
     }
 }
 

@@ -1,7 +1,7 @@
 //! A fresh clone's `tools/ask_user`, run from another directory as hosts run
 //! tools, prints the fixture's document on its first run (which builds the
 //! release binary through scripts/build-release) and on every run after,
-//! with CARGO_TARGET_DIR set and unset.
+//! with CARGO_TARGET_DIR (or CARGO_BUILD_TARGET_DIR) set and unset.
 //!
 //! The "clone" is a copy of the source tree without build output (no
 //! target/, no dist/), at a fixed path under this build's target directory,
@@ -57,8 +57,9 @@ fn target_dir() -> PathBuf {
 }
 
 /// `clone/tools/ask_user` with the toolbox execute face on the fixture, run
-/// from `elsewhere`, with `target_dir` as CARGO_TARGET_DIR (`None`: unset).
-fn run_tool(clone: &Path, elsewhere: &Path, target_dir: Option<&Path>) -> (String, String) {
+/// from `elsewhere`, with `target_dir` as the variable `via` names
+/// (CARGO_TARGET_DIR or CARGO_BUILD_TARGET_DIR; `None`: both unset).
+fn run_tool(clone: &Path, elsewhere: &Path, target_dir: Option<(&str, &Path)>) -> (String, String) {
     let input = std::fs::File::open(clone.join(format!("fixtures/{FIXTURE}.input.json"))).unwrap();
     let mut command = Command::new(clone.join("tools/ask_user"));
     command
@@ -68,8 +69,8 @@ fn run_tool(clone: &Path, elsewhere: &Path, target_dir: Option<&Path>) -> (Strin
         .env_remove("CARGO_BUILD_TARGET_DIR")
         .env_remove("RUSTFLAGS")
         .stdin(input);
-    if let Some(dir) = target_dir {
-        command.env("CARGO_TARGET_DIR", dir);
+    if let Some((via, dir)) = target_dir {
+        command.env(via, dir);
     }
     let output = command.output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
@@ -94,13 +95,23 @@ fn a_fresh_clones_tool_runs_from_another_directory_with_and_without_cargo_target
     let elsewhere = tempfile::tempdir().unwrap();
 
     // CARGO_TARGET_DIR set: the first run builds, the second only runs.
-    let (stdout, stderr) = run_tool(&clone, elsewhere.path(), Some(&cache));
+    let set = Some(("CARGO_TARGET_DIR", cache.as_path()));
+    let (stdout, stderr) = run_tool(&clone, elsewhere.path(), set);
     assert_eq!(stdout, expected);
     assert!(stderr.contains("building the release binary"), "{stderr}");
     assert!(clone.join("dist/ask_user").is_file());
-    let (stdout, stderr) = run_tool(&clone, elsewhere.path(), Some(&cache));
+    let (stdout, stderr) = run_tool(&clone, elsewhere.path(), set);
     assert_eq!(stdout, expected);
     assert!(!stderr.contains("building"), "{stderr}");
+
+    // CARGO_BUILD_TARGET_DIR, cargo's other name for it, from a fresh dist/.
+    std::fs::remove_dir_all(clone.join("dist")).unwrap();
+    let build_set = Some(("CARGO_BUILD_TARGET_DIR", cache.as_path()));
+    for run in 0..2 {
+        let (stdout, stderr) = run_tool(&clone, elsewhere.path(), build_set);
+        assert_eq!(stdout, expected, "run {run}: {stderr}");
+        assert_eq!(stderr.contains("building"), run == 0, "run {run}: {stderr}");
+    }
 
     // Unset: a fresh dist/ again; cargo builds into the clone's own target/.
     std::fs::remove_dir_all(clone.join("dist")).unwrap();
