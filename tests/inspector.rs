@@ -268,6 +268,12 @@ impl Drop for Mcpdo {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status();
+        // `mcpdo private` made the daemon's folder (under /tmp); nothing else uses it.
+        for (name, dir) in &self.daemon {
+            if name == "MCP_INSPECTOR_DAEMON_DIR" {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+        }
     }
 }
 
