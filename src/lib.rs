@@ -22,6 +22,7 @@ pub mod model;
 pub mod prompt;
 pub mod sanitize;
 pub mod schema;
+pub mod server;
 pub mod text;
 #[cfg(unix)]
 pub mod tty;

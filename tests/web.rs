@@ -5,9 +5,9 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, Write};
 use std::net::{TcpListener, TcpStream};
-use std::process::{Child, ChildStderr, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -15,185 +15,14 @@ use serde_json::{Value, json};
 use common::BIN;
 use common::browser::Browser;
 use common::clients::chromium;
-use common::process::{exit_within, output_with_stdin, port_is_closed};
+use common::page::{Page, connect, raw_request, read_response};
+use common::process::output_with_stdin;
 
 /// A form with every kind; also what the README screenshots show.
 const EVERY_KIND: &str = include_str!("web/every-kind.json");
 
 const ONE_SELECT: &str = r#"{"question":"Deploy where?",
  "options":[{"label":"Staging","recommended":true},{"label":"Production"}]}"#;
-
-/// A running `ask --ui web`: its URL, port and token, read from stderr.
-struct Page {
-    child: Child,
-    port: u16,
-    token: String,
-    url: String,
-    stderr: BufReader<ChildStderr>,
-}
-
-impl Page {
-    fn start(input: &str, args: &[&str]) -> Page {
-        Page::start_with(input, args, &[])
-    }
-
-    fn start_with(input: &str, args: &[&str], env: &[(&str, &str)]) -> Page {
-        let mut child = Command::new(BIN)
-            .args(["ask", "--ui", "web", "-"])
-            .args(args)
-            .envs(env.iter().copied())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the binary starts");
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
-        let url = line
-            .split_whitespace()
-            .find(|w| w.starts_with("http://"))
-            .unwrap_or_else(|| panic!("no URL on stderr: {line:?}"))
-            .to_string();
-        let rest = url
-            .strip_prefix("http://127.0.0.1:")
-            .expect("127.0.0.1 URL");
-        let (port, query) = rest.split_once('/').unwrap();
-        let token = query.strip_prefix("?token=").unwrap().to_string();
-        assert_eq!(token.len(), 32, "a 128-bit token in hex");
-        Page {
-            child,
-            port: port.parse().unwrap(),
-            token,
-            url,
-            stderr,
-        }
-    }
-
-    fn host(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    /// A request with every header a same-origin page sends.
-    fn request(&self, method: &str, path: &str, body: &str) -> Response {
-        let host = self.host();
-        let bearer = format!("Bearer {}", self.token);
-        let origin = format!("http://{host}");
-        self.send(
-            method,
-            path,
-            &[
-                ("Host", host.as_str()),
-                ("Authorization", bearer.as_str()),
-                ("Origin", origin.as_str()),
-                ("Content-Type", "application/json"),
-            ],
-            body.as_bytes(),
-        )
-    }
-
-    fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
-        let mut stream = connect(self.port);
-        stream
-            .write_all(&raw_request(method, path, headers, body))
-            .unwrap();
-        read_response(&mut stream)
-    }
-
-    fn signal(&self, name: &str) {
-        let status = Command::new("kill")
-            .args([format!("-{name}"), self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-
-    /// Waits for the exit; checks that the port is closed; returns code and document.
-    fn finish(mut self) -> (i32, Value) {
-        let status = exit_within(
-            &mut self.child,
-            Duration::from_secs(20),
-            Duration::from_millis(20),
-        )
-        .expect("the binary did not exit");
-        let mut stdout = String::new();
-        self.child
-            .stdout
-            .take()
-            .unwrap()
-            .read_to_string(&mut stdout)
-            .unwrap();
-        assert!(
-            port_is_closed(self.port),
-            "port {} is still open after the exit",
-            self.port
-        );
-        assert!(stdout.ends_with('\n') && stdout.matches('\n').count() == 1);
-        let document = serde_json::from_str(&stdout).expect("one JSON document on stdout");
-        (status.code().expect("an exit code"), document)
-    }
-}
-
-struct Response {
-    status: u16,
-    head: String,
-    body: String,
-}
-
-impl Response {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.head.lines().find_map(|line| {
-            let (key, value) = line.split_once(':')?;
-            key.eq_ignore_ascii_case(name).then(|| value.trim())
-        })
-    }
-}
-
-fn connect(port: u16) -> TcpStream {
-    let stream = TcpStream::connect(("127.0.0.1", port)).expect("the page listens");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    stream
-}
-
-fn raw_request(method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
-    let mut head = format!("{method} {path} HTTP/1.1\r\n");
-    for (name, value) in headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    if method == "POST" {
-        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
-    }
-    head.push_str("Connection: close\r\n\r\n");
-    let mut bytes = head.into_bytes();
-    bytes.extend_from_slice(body);
-    bytes
-}
-
-fn read_response(stream: &mut TcpStream) -> Response {
-    let mut raw = Vec::new();
-    // A server that refuses a body early may reset the connection after answering.
-    let _ = stream.read_to_end(&mut raw);
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no status line in {text:?}"));
-    Response {
-        status,
-        head: head.to_string(),
-        body: body.to_string(),
-    }
-}
 
 fn answer_ids(document: &Value) -> Vec<Value> {
     document["answers"]
@@ -371,14 +200,17 @@ fn every_request_needs_the_token_the_host_and_for_posts_the_origin() {
     );
 }
 
-fn more_than_100_requests_a_minute_get_429_and_sigterm_cancels() {
+fn more_than_100_tokenless_requests_a_minute_get_429_and_sigterm_cancels() {
     let page = Page::start(ONE_SELECT, &[]);
     let host = page.host();
     for _ in 0..100 {
         assert_eq!(page.send("GET", "/", &[("Host", &host)], b"").status, 401);
     }
-    let limited = page.request("GET", "/form", "");
+    let limited = page.send("GET", "/form", &[("Host", &host)], b"");
     assert_eq!(limited.status, 429);
+    assert!(limited.body.contains("without the token"), "{}", limited.body);
+    // The token holder is never limited.
+    assert_eq!(page.request("GET", "/form", "").status, 200);
     page.signal("TERM");
     let (code, document) = page.finish();
     assert_eq!(code, 130);
@@ -627,7 +459,7 @@ fn browser_shows_hostile_labels_as_text() {
 
 common::harness::main!(
     every_request_needs_the_token_the_host_and_for_posts_the_origin,
-    more_than_100_requests_a_minute_get_429_and_sigterm_cancels,
+    more_than_100_tokenless_requests_a_minute_get_429_and_sigterm_cancels,
     a_stalled_request_body_holds_up_neither_answers_nor_the_timeout,
     cancel_by_post_exits_130,
     ctrl_c_cancels_and_closes_the_port,

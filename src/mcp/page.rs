@@ -7,8 +7,6 @@
 // without forms (the ones this fallback is for) show or log.
 #![allow(deprecated)]
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rmcp::RoleServer;
@@ -18,7 +16,6 @@ use rmcp::service::RequestContext;
 use super::progress::Waiting;
 use super::{Options, log, result};
 use crate::answer::{AnswerDocument, Unanswered};
-use crate::error::{AskError, Detail};
 use crate::model::Prompt;
 use crate::web::{WebOptions, WebSession, open_in_browser};
 
@@ -34,19 +31,17 @@ pub async fn ask_on_page(
     context: &RequestContext<RoleServer>,
     log_notices: bool,
 ) -> CallToolResult {
-    let stop = Arc::new(AtomicBool::new(false));
     let web = WebOptions {
         port: options.port,
         open_browser: options.open_browser,
         timeout,
-        interrupt: Some(Arc::clone(&stop)),
+        // The client's cancel drops the page's future below, which closes it.
+        interrupt: None,
     };
     let session = match WebSession::start(prompt, &web) {
         Ok(session) => session,
         Err(err) => return result::error(&err),
     };
-    // Should this call be dropped (the server shutting down), the page stops too.
-    let _stop_on_drop = StopOnDrop(Arc::clone(&stop));
     let url = session.url();
     log(format_args!("answer in your browser: {url}"));
     if web.open_browser {
@@ -64,28 +59,24 @@ pub async fn ask_on_page(
     let mut waiting = Waiting::new(context, timeout);
     waiting.report(context, &where_to).await;
 
-    // The page blocks on a person: keep it off the protocol thread.
-    let mut page = tokio::task::spawn_blocking(move || session.run());
+    // The page is served on this runtime, beside the protocol. Should this
+    // call be dropped (the server shutting down), the page's port closes too.
+    let page = session.run();
+    tokio::pin!(page);
     let ended = loop {
         tokio::select! {
             ended = &mut page => break ended,
             () = context.ct.cancelled() => {
-                // The client gave up on this call: close the page (run returns
-                // within its poll interval) before saying so. rmcp sends no
-                // response for a cancelled request.
-                stop.store(true, Ordering::SeqCst);
-                let _ = page.await;
+                // The client gave up on this call. Dropping the page closes its
+                // port at once; rmcp sends no response for a cancelled request.
                 return result::answered(&AnswerDocument::unanswered(Unanswered::Cancelled));
             }
             () = waiting.tick() => waiting.report(context, &where_to).await,
         }
     };
     match ended {
-        Ok(Ok(outcome)) => result::answered(&outcome.document),
-        Ok(Err(err)) => result::error(&err),
-        Err(join) => result::error(&AskError::InternalError(Detail::new(format!(
-            "the answer page stopped unexpectedly ({join})"
-        )))),
+        Ok(outcome) => result::answered(&outcome.document),
+        Err(err) => result::error(&err),
     }
 }
 
@@ -109,12 +100,4 @@ pub fn shows_notices(level: LoggingLevel) -> bool {
         level,
         LoggingLevel::Debug | LoggingLevel::Info | LoggingLevel::Notice
     )
-}
-
-struct StopOnDrop(Arc<AtomicBool>);
-
-impl Drop for StopOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
 }

@@ -7,6 +7,7 @@
 pub mod browser;
 pub mod clients;
 pub mod harness;
+pub mod page;
 pub mod process;
 
 use assert_cmd::Command;

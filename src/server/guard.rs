@@ -1,0 +1,406 @@
+//! The checks a request passes before any app sees it (DESIGN §9, §10, seed
+//! 002): the Host (against DNS rebinding), the token, the rate limit for
+//! requests that lack either, and for POSTs a same-origin Origin and a JSON
+//! body. Everything here reads the request head only, never the body.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use http::{HeaderMap, Method, request::Parts};
+
+/// Bytes of OS randomness in the token (128 bits).
+const TOKEN_BYTES: usize = 16;
+
+/// Why a request is turned away, and with which status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rejection {
+    TooManyRequests,
+    WrongHost,
+    BadToken,
+    WrongOrigin,
+    NotJson,
+    TooLarge,
+    BodyTooSlow,
+    BodyUnreadable,
+}
+
+impl Rejection {
+    pub fn status(self) -> u16 {
+        match self {
+            Rejection::TooManyRequests => 429,
+            Rejection::WrongHost | Rejection::WrongOrigin => 403,
+            Rejection::BadToken => 401,
+            Rejection::NotJson => 415,
+            Rejection::TooLarge => 413,
+            Rejection::BodyTooSlow => 408,
+            Rejection::BodyUnreadable => 400,
+        }
+    }
+
+    pub fn message(self) -> &'static str {
+        match self {
+            Rejection::TooManyRequests => "too many requests without the token; wait a minute",
+            Rejection::WrongHost => {
+                "this page answers only to 127.0.0.1 or localhost on its own port"
+            }
+            Rejection::BadToken => "the token is missing or wrong; open the URL ask_user printed",
+            Rejection::WrongOrigin => "answers are accepted only from the page itself",
+            Rejection::NotJson => "answers must be sent as application/json",
+            Rejection::TooLarge => "the request body is larger than 64 KiB",
+            Rejection::BodyTooSlow => "the request body did not arrive in time",
+            Rejection::BodyUnreadable => "the request body could not be read",
+        }
+    }
+}
+
+/// The server's identity checks: its port (for Host and Origin) and its token.
+pub struct Guard {
+    port: u16,
+    token: String,
+}
+
+impl Guard {
+    /// A guard for `port` with a fresh token from the OS random source.
+    pub fn new(port: u16) -> Result<Self, getrandom::Error> {
+        Ok(Guard {
+            port,
+            token: random_hex(TOKEN_BYTES)?,
+        })
+    }
+
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// Whether the request proves it is for us and from someone holding the
+    /// token: its Host is our own authority (against DNS rebinding) and it
+    /// carries the token, as `Authorization: Bearer` or the `token` query.
+    pub fn prove(&self, parts: &Parts) -> Result<(), Rejection> {
+        let host = header(&parts.headers, "host").ok_or(Rejection::WrongHost)?;
+        if !self.is_own_authority(host) {
+            return Err(Rejection::WrongHost);
+        }
+        let given = bearer(&parts.headers)
+            .or_else(|| query_param(parts.uri.query().unwrap_or_default(), "token"))
+            .ok_or(Rejection::BadToken)?;
+        if !constant_time_eq(given.as_bytes(), self.token.as_bytes()) {
+            return Err(Rejection::BadToken);
+        }
+        Ok(())
+    }
+
+    /// A POST must come from the page itself (an Origin equal to the Host it
+    /// was sent to) and carry JSON. Other methods pass.
+    pub fn check_post(&self, parts: &Parts) -> Result<(), Rejection> {
+        if parts.method != Method::POST {
+            return Ok(());
+        }
+        let origin = header(&parts.headers, "origin").ok_or(Rejection::WrongOrigin)?;
+        let authority = origin
+            .strip_prefix("http://")
+            .ok_or(Rejection::WrongOrigin)?;
+        let host = header(&parts.headers, "host").unwrap_or_default();
+        if !self.is_own_authority(authority) || !authority.eq_ignore_ascii_case(host) {
+            return Err(Rejection::WrongOrigin);
+        }
+        let content_type = header(&parts.headers, "content-type").unwrap_or_default();
+        let media_type = content_type.split(';').next().unwrap_or_default().trim();
+        if !media_type.eq_ignore_ascii_case("application/json") {
+            return Err(Rejection::NotJson);
+        }
+        Ok(())
+    }
+
+    /// `127.0.0.1:PORT` or `localhost:PORT`, nothing else.
+    fn is_own_authority(&self, authority: &str) -> bool {
+        let Some((name, port)) = authority.rsplit_once(':') else {
+            return false;
+        };
+        port.parse::<u16>().is_ok_and(|p| p == self.port)
+            && !port.starts_with('0')
+            && (name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost"))
+    }
+}
+
+/// A sliding-window limit on requests that do not prove the token. Requests
+/// that do are never counted and never limited: the limit only caps noise, so
+/// that no client without the token can lock the person out.
+pub struct TokenlessLimit {
+    allowed: usize,
+    window: Duration,
+    recent: Mutex<VecDeque<Instant>>,
+}
+
+impl TokenlessLimit {
+    pub fn new(allowed: usize, window: Duration) -> Self {
+        TokenlessLimit {
+            allowed,
+            window,
+            recent: Mutex::new(VecDeque::with_capacity(allowed)),
+        }
+    }
+
+    /// Counts one tokenless request at `now`; false when the window is full.
+    pub fn allow(&self, now: Instant) -> bool {
+        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        while recent
+            .front()
+            .is_some_and(|&t| now.duration_since(t) >= self.window)
+        {
+            recent.pop_front();
+        }
+        if recent.len() >= self.allowed {
+            return false;
+        }
+        recent.push_back(now);
+        true
+    }
+}
+
+/// The value of the one header named `name`; a repeated header counts as
+/// absent (which copy would be the real one?), and so does one that is not
+/// visible ASCII.
+pub fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    let mut values = headers.get_all(name).iter();
+    let first = values.next()?;
+    if values.next().is_some() {
+        return None;
+    }
+    first.to_str().ok().map(str::trim)
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = header(headers, "authorization")?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+/// The value of `name` in a query string (`a=1&token=…`).
+pub fn query_param<'q>(query: &'q str, name: &str) -> Option<&'q str> {
+    query
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value)
+}
+
+/// Compares in time that depends only on the lengths (which are not secret).
+fn constant_time_eq(given: &[u8], expected: &[u8]) -> bool {
+    if given.len() != expected.len() {
+        return false;
+    }
+    let diff = given
+        .iter()
+        .zip(expected)
+        .fold(0u8, |acc, (a, b)| acc | (a ^ b));
+    std::hint::black_box(diff) == 0
+}
+
+/// `bytes` bytes from the OS random source, as lowercase hex.
+pub fn random_hex(bytes: usize) -> Result<String, getrandom::Error> {
+    let mut buf = vec![0u8; bytes];
+    getrandom::fill(&mut buf)?;
+    Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(method: &str, uri: &str, headers: &[(&str, &str)]) -> Parts {
+        let mut request = http::Request::builder().method(method).uri(uri);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        request.body(()).unwrap().into_parts().0
+    }
+
+    #[test]
+    fn tokens_are_128_bit_hex_and_differ() {
+        let a = random_hex(TOKEN_BYTES).unwrap();
+        let b = random_hex(TOKEN_BYTES).unwrap();
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn constant_time_eq_compares_whole_values() {
+        assert!(constant_time_eq(b"abcd", b"abcd"));
+        assert!(!constant_time_eq(b"abcd", b"abce"));
+        assert!(!constant_time_eq(b"abcd", b"xbcd"));
+        assert!(!constant_time_eq(b"abc", b"abcd"));
+        assert!(!constant_time_eq(b"", b"abcd"));
+    }
+
+    #[test]
+    fn query_params() {
+        assert_eq!(query_param("token=ab&x=1", "token"), Some("ab"));
+        assert_eq!(query_param("x=1&token=cd", "token"), Some("cd"));
+        assert_eq!(query_param("tokens=ab", "token"), None);
+        assert_eq!(query_param("token", "token"), None);
+        assert_eq!(query_param("", "token"), None);
+    }
+
+    #[test]
+    fn only_own_authorities() {
+        let guard = Guard::new(8123).unwrap();
+        for ok in ["127.0.0.1:8123", "localhost:8123", "LOCALHOST:8123"] {
+            assert!(guard.is_own_authority(ok), "{ok}");
+        }
+        for bad in [
+            "127.0.0.1",
+            "127.0.0.1:8124",
+            "127.0.0.1:08123",
+            "evil.example:8123",
+            "localhost.evil.example:8123",
+            "[::1]:8123",
+            "0.0.0.0:8123",
+        ] {
+            assert!(!guard.is_own_authority(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_token_is_proven_by_bearer_or_query_under_our_own_host() {
+        let guard = Guard::new(8123).unwrap();
+        let token = guard.token().to_string();
+        let bearer = format!("Bearer {token}");
+        let host = ("Host", "127.0.0.1:8123");
+        assert_eq!(
+            guard.prove(&parts("GET", "/", &[host, ("Authorization", &bearer)])),
+            Ok(())
+        );
+        let lower = format!("bearer  {token} ");
+        assert_eq!(
+            guard.prove(&parts("GET", "/", &[host, ("Authorization", &lower)])),
+            Ok(())
+        );
+        let query = format!("/?token={token}");
+        assert_eq!(guard.prove(&parts("GET", &query, &[host])), Ok(()));
+        assert_eq!(
+            guard.prove(&parts("GET", "/", &[host])),
+            Err(Rejection::BadToken)
+        );
+        let basic = format!("Basic {token}");
+        assert_eq!(
+            guard.prove(&parts("GET", "/", &[host, ("Authorization", &basic)])),
+            Err(Rejection::BadToken)
+        );
+        assert_eq!(
+            guard.prove(&parts("GET", "/", &[host, ("Authorization", &token)])),
+            Err(Rejection::BadToken)
+        );
+        assert_eq!(
+            guard.prove(&parts("GET", &query, &[("Host", "evil.example:8123")])),
+            Err(Rejection::WrongHost)
+        );
+        assert_eq!(
+            guard.prove(&parts("GET", &query, &[])),
+            Err(Rejection::WrongHost)
+        );
+    }
+
+    #[test]
+    fn a_repeated_header_counts_as_absent() {
+        let guard = Guard::new(8123).unwrap();
+        let token = guard.token().to_string();
+        let bearer = format!("Bearer {token}");
+        let host = ("Host", "127.0.0.1:8123");
+        let query = format!("/?token={token}");
+        assert_eq!(
+            guard.prove(&parts("GET", &query, &[host, host])),
+            Err(Rejection::WrongHost)
+        );
+        let auth = ("Authorization", bearer.as_str());
+        assert_eq!(
+            guard.prove(&parts("GET", "/", &[host, auth, auth])),
+            Err(Rejection::BadToken)
+        );
+        let origin = ("Origin", "http://127.0.0.1:8123");
+        let json = ("Content-Type", "application/json");
+        assert_eq!(
+            guard.check_post(&parts("POST", "/", &[host, origin, json])),
+            Ok(())
+        );
+        assert_eq!(
+            guard.check_post(&parts("POST", "/", &[host, origin, origin, json])),
+            Err(Rejection::WrongOrigin)
+        );
+        assert_eq!(
+            guard.check_post(&parts("POST", "/", &[host, origin, json, json])),
+            Err(Rejection::NotJson)
+        );
+    }
+
+    #[test]
+    fn posts_need_our_origin_and_json() {
+        let guard = Guard::new(8123).unwrap();
+        let host = ("Host", "127.0.0.1:8123");
+        let json = ("Content-Type", "application/json; charset=utf-8");
+        for (origin, expected) in [
+            ("http://127.0.0.1:8123", Ok(())),
+            ("http://localhost:8123", Err(Rejection::WrongOrigin)),
+            ("https://127.0.0.1:8123", Err(Rejection::WrongOrigin)),
+            ("http://evil.example", Err(Rejection::WrongOrigin)),
+            ("null", Err(Rejection::WrongOrigin)),
+        ] {
+            assert_eq!(
+                guard.check_post(&parts("POST", "/", &[host, ("Origin", origin), json])),
+                expected,
+                "{origin}"
+            );
+        }
+        let origin = ("Origin", "http://127.0.0.1:8123");
+        assert_eq!(
+            guard.check_post(&parts("POST", "/", &[host, json])),
+            Err(Rejection::WrongOrigin)
+        );
+        assert_eq!(
+            guard.check_post(&parts("POST", "/", &[host, origin])),
+            Err(Rejection::NotJson)
+        );
+        assert_eq!(
+            guard.check_post(&parts(
+                "POST",
+                "/",
+                &[host, origin, ("Content-Type", "text/plain")]
+            )),
+            Err(Rejection::NotJson)
+        );
+        assert_eq!(guard.check_post(&parts("GET", "/", &[host])), Ok(()));
+    }
+
+    #[test]
+    fn the_tokenless_limit_slides() {
+        let limit = TokenlessLimit::new(3, Duration::from_secs(60));
+        let start = Instant::now();
+        assert!(limit.allow(start));
+        assert!(limit.allow(start + Duration::from_secs(1)));
+        assert!(limit.allow(start + Duration::from_secs(2)));
+        assert!(!limit.allow(start + Duration::from_secs(3)));
+        assert!(!limit.allow(start + Duration::from_secs(59)));
+        // The first one has left the window: one more.
+        assert!(limit.allow(start + Duration::from_secs(60)));
+        assert!(!limit.allow(start + Duration::from_secs(60)));
+        assert!(limit.allow(start + Duration::from_secs(62)));
+    }
+
+    #[test]
+    fn rejections_have_their_statuses() {
+        for (rejection, status) in [
+            (Rejection::TooManyRequests, 429),
+            (Rejection::WrongHost, 403),
+            (Rejection::WrongOrigin, 403),
+            (Rejection::BadToken, 401),
+            (Rejection::NotJson, 415),
+            (Rejection::TooLarge, 413),
+            (Rejection::BodyTooSlow, 408),
+            (Rejection::BodyUnreadable, 400),
+        ] {
+            assert_eq!(rejection.status(), status, "{rejection:?}");
+            assert!(!rejection.message().is_empty());
+        }
+    }
+}

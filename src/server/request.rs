@@ -1,0 +1,80 @@
+//! A request that passed every check of the server: what an app gets. Its
+//! body is read only when the app asks, within the size and time limits.
+
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use http::Method;
+use http::request::Parts;
+use http_body::Body as _;
+use hyper::body::Incoming;
+
+use super::Limits;
+use super::guard::{Rejection, header, query_param};
+use super::response::Reply;
+
+/// A request that proved the token (and for a POST, its Origin and JSON).
+pub struct Request {
+    parts: Parts,
+    body: Incoming,
+    limits: Arc<Limits>,
+}
+
+impl Request {
+    pub(super) fn new(parts: Parts, body: Incoming, limits: Arc<Limits>) -> Self {
+        Request {
+            parts,
+            body,
+            limits,
+        }
+    }
+
+    pub fn method(&self) -> &Method {
+        &self.parts.method
+    }
+
+    /// The path of the request target, without its query.
+    pub fn path(&self) -> &str {
+        self.parts.uri.path()
+    }
+
+    /// A query parameter's raw value.
+    pub fn query(&self, name: &str) -> Option<&str> {
+        query_param(self.parts.uri.query()?, name)
+    }
+
+    /// The value of the one header named `name` (a repeated one counts as absent).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        header(&self.parts.headers, name)
+    }
+
+    /// The whole body, at most [`Limits::max_body_bytes`], arriving within
+    /// [`Limits::body_time`]; otherwise the refusal to send (413, 408, 400),
+    /// after which the connection closes.
+    pub async fn body(self) -> Result<Bytes, Reply> {
+        let Request {
+            mut body, limits, ..
+        } = self;
+        let max = limits.max_body_bytes;
+        let read = async {
+            let mut bytes = BytesMut::new();
+            while let Some(frame) =
+                std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await
+            {
+                let frame = frame.map_err(|_| Rejection::BodyUnreadable)?;
+                if let Ok(data) = frame.into_data() {
+                    if bytes.len() + data.len() > max {
+                        return Err(Rejection::TooLarge);
+                    }
+                    bytes.extend_from_slice(&data);
+                }
+            }
+            Ok(bytes.freeze())
+        };
+        match tokio::time::timeout(limits.body_time, read).await {
+            Ok(Ok(bytes)) => Ok(bytes),
+            Ok(Err(rejection)) => Err(Reply::refusal(rejection)),
+            Err(_) => Err(Reply::refusal(Rejection::BodyTooSlow)),
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! A running `ask --ui web` and raw HTTP/1.1 over TCP: what the web tests
+//! (tests/web.rs, tests/web_hostile.rs) drive the page with.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, ChildStderr, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::BIN;
+use super::process::{exit_within, port_is_closed};
+
+/// A running `ask --ui web`: its URL, port and token, read from stderr.
+pub struct Page {
+    pub child: Child,
+    pub port: u16,
+    pub token: String,
+    pub url: String,
+    pub stderr: BufReader<ChildStderr>,
+}
+
+impl Page {
+    pub fn start(input: &str, args: &[&str]) -> Page {
+        Page::start_with(input, args, &[])
+    }
+
+    pub fn start_with(input: &str, args: &[&str], env: &[(&str, &str)]) -> Page {
+        let mut command = Command::new(BIN);
+        command
+            .args(["ask", "--ui", "web", "-"])
+            .args(args)
+            .envs(env.iter().copied());
+        Page::spawn(command, input)
+    }
+
+    /// Runs `command` (an `ask --ui web` reading stdin) with `input`.
+    pub fn spawn(mut command: Command, input: &str) -> Page {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary starts");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        let url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| panic!("no URL on stderr: {line:?}"))
+            .to_string();
+        let rest = url
+            .strip_prefix("http://127.0.0.1:")
+            .expect("127.0.0.1 URL");
+        let (port, query) = rest.split_once('/').unwrap();
+        let token = query.strip_prefix("?token=").unwrap().to_string();
+        assert_eq!(token.len(), 32, "a 128-bit token in hex");
+        Page {
+            child,
+            port: port.parse().unwrap(),
+            token,
+            url,
+            stderr,
+        }
+    }
+
+    pub fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// A request with every header a same-origin page sends.
+    pub fn request(&self, method: &str, path: &str, body: &str) -> Response {
+        let host = self.host();
+        let bearer = format!("Bearer {}", self.token);
+        let origin = format!("http://{host}");
+        self.send(
+            method,
+            path,
+            &[
+                ("Host", host.as_str()),
+                ("Authorization", bearer.as_str()),
+                ("Origin", origin.as_str()),
+                ("Content-Type", "application/json"),
+            ],
+            body.as_bytes(),
+        )
+    }
+
+    pub fn send(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Response {
+        let mut stream = connect(self.port);
+        stream
+            .write_all(&raw_request(method, path, headers, body))
+            .unwrap();
+        read_response(&mut stream)
+    }
+
+    pub fn signal(&self, name: &str) {
+        let status = Command::new("kill")
+            .args([format!("-{name}"), self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// Waits for the exit; checks that the port is closed; returns code and document.
+    pub fn finish(self) -> (i32, Value) {
+        let (code, stdout) = self.finish_raw();
+        let document = serde_json::from_str(&stdout).expect("one JSON document on stdout");
+        (code, document)
+    }
+
+    /// Waits for the exit; checks that the port is closed; returns the exit
+    /// code and stdout exactly (one line).
+    pub fn finish_raw(mut self) -> (i32, String) {
+        let status = exit_within(
+            &mut self.child,
+            Duration::from_secs(20),
+            Duration::from_millis(20),
+        )
+        .expect("the binary did not exit");
+        let mut stdout = String::new();
+        self.child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut stdout)
+            .unwrap();
+        assert!(
+            port_is_closed(self.port),
+            "port {} is still open after the exit",
+            self.port
+        );
+        assert!(stdout.ends_with('\n') && stdout.matches('\n').count() == 1);
+        (status.code().expect("an exit code"), stdout)
+    }
+}
+
+pub struct Response {
+    pub status: u16,
+    pub head: String,
+    pub body: String,
+}
+
+impl Response {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.eq_ignore_ascii_case(name).then(|| value.trim())
+        })
+    }
+}
+
+pub fn connect(port: u16) -> TcpStream {
+    let stream = TcpStream::connect(("127.0.0.1", port)).expect("the page listens");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream
+}
+
+pub fn raw_request(method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
+    let mut head = format!("{method} {path} HTTP/1.1\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    if method == "POST" {
+        head.push_str(&format!("Content-Length: {}\r\n", body.len()));
+    }
+    head.push_str("Connection: close\r\n\r\n");
+    let mut bytes = head.into_bytes();
+    bytes.extend_from_slice(body);
+    bytes
+}
+
+pub fn read_response(stream: &mut TcpStream) -> Response {
+    let mut raw = Vec::new();
+    // A server that refuses a body early may reset the connection after answering.
+    let _ = stream.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {text:?}"));
+    Response {
+        status,
+        head: head.to_string(),
+        body: body.to_string(),
+    }
+}

@@ -1,0 +1,363 @@
+//! Local clients without the token, against `ask --ui web` (issue 11): none of
+//! them may block, slow, lock out or crash the page. Each test ends with the
+//! person's own answer going through and the answer document exact, byte for
+//! byte. Raw TCP clients play the attackers.
+
+mod common;
+
+use std::io::Write;
+use std::net::TcpStream;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::BIN;
+use common::page::{Page, Response, connect, read_response};
+
+const ONE_SELECT: &str = r#"{"question":"Deploy where?",
+ "options":[{"label":"Staging","recommended":true},{"label":"Production"}]}"#;
+
+/// The person's answer, and the document it must give, exactly.
+const ANSWER: &str = r#"{"answers":[{"optionIds":["2"]}]}"#;
+const ANSWERED: &str = concat!(
+    r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"#,
+    r#""timedOut":false,"answers":[{"questionId":"q1","values":["Production"],"optionIds":["2"]}]}"#,
+    "\n"
+);
+const TIMED_OUT: &str = concat!(
+    r#"{"tool":"ask_user","version":1,"status":"ok","answered":false,"cancelled":false,"#,
+    r#""timedOut":true,"answers":[]}"#,
+    "\n"
+);
+
+/// The person answers: 200 at once, exit 0, the exact document, the port closed.
+fn person_answers(page: Page) {
+    let answered = page.request("POST", "/answer", ANSWER);
+    assert_eq!(answered.status, 200, "{}", answered.body);
+    assert_eq!(answered.body, r#"{"closed":"answered"}"#);
+    let (code, stdout) = page.finish_raw();
+    assert_eq!(code, 0);
+    assert_eq!(stdout, ANSWERED);
+}
+
+/// Opens a connection and sends `bytes`, then holds it (until dropped).
+fn hold(page: &Page, bytes: &[u8]) -> TcpStream {
+    let mut stream = connect(page.port);
+    stream.write_all(bytes).unwrap();
+    stream
+}
+
+/// A request head of our own making, as an attacker writes it.
+fn head(page: &Page, request_line: &str, headers: &[String]) -> String {
+    let mut head = format!("{request_line}\r\nHost: {}\r\n", page.host());
+    for header in headers {
+        head.push_str(header);
+        head.push_str("\r\n");
+    }
+    head.push_str("\r\n");
+    head
+}
+
+/// The process's resident memory, in KiB (`VmRSS`, or `VmHWM` for the peak).
+fn memory_kib(page: &Page, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", page.child.id())).unwrap();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.trim().strip_suffix("kB"))
+        .map(|kib| kib.trim().parse().unwrap())
+        .unwrap_or_else(|| panic!("no {field} in /proc status"))
+}
+
+/// Issue 11, case 1: a POST without the token that declares a body, sends
+/// 11 bytes of it and holds the connection is refused from its head (413 for
+/// the issue's 100000 bytes, 401 for a length within the limit) and blocks
+/// nothing.
+#[test]
+fn a_stalled_body_on_a_refused_post_blocks_nothing() {
+    let page = Page::start(ONE_SELECT, &[]);
+    let mut held = Vec::new();
+    for (length, status) in [(100_000, 413), (60_000, 401)] {
+        let origin = format!("Origin: http://{}", page.host());
+        let head = head(
+            &page,
+            "POST /answer HTTP/1.1",
+            &[
+                origin,
+                "Content-Type: application/json".into(),
+                format!("Content-Length: {length}"),
+            ],
+        );
+        let mut stalled = hold(&page, format!("{head}{{\"answers\":").as_bytes());
+        assert_eq!(read_response(&mut stalled).status, status, "{length}");
+        held.push(stalled);
+    }
+    held.push(hold(
+        &page,
+        head(
+            &page,
+            "POST /cancel HTTP/1.1",
+            &["Content-Length: 100".into()],
+        )
+        .as_bytes(),
+    ));
+    person_answers(page);
+}
+
+/// Issue 11, case 2: a refused GET with a stalled body holds up neither the
+/// answer nor the timeout.
+#[test]
+fn a_stalled_body_on_a_refused_get_holds_up_neither_the_answer_nor_the_timeout() {
+    let stalled_get = |page: &Page| {
+        let mut stalled = hold(
+            page,
+            format!(
+                "{}12345",
+                head(page, "GET / HTTP/1.1", &["Content-Length: 5000".into()])
+            )
+            .as_bytes(),
+        );
+        assert_eq!(read_response(&mut stalled).status, 401);
+        stalled
+    };
+    let page = Page::start(ONE_SELECT, &[]);
+    let _stalled = stalled_get(&page);
+    person_answers(page);
+
+    let started = Instant::now();
+    let page = Page::start(ONE_SELECT, &["--timeout", "2"]);
+    let _stalled = stalled_get(&page);
+    let _another = hold(
+        &page,
+        head(&page, "GET / HTTP/1.1", &["Content-Length: 5000".into()]).as_bytes(),
+    );
+    let (code, stdout) = page.finish_raw();
+    assert_eq!(code, 124);
+    assert_eq!(stdout, TIMED_OUT);
+    // Generous: the issue saw the process still running after 6 s.
+    assert!(
+        started.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// Issue 11, case 3: a declared length no body can have, and an absurd one,
+/// with and without the token: refused from the head, nothing allocated,
+/// the process lives on.
+#[test]
+fn huge_and_absurd_declared_lengths_are_refused_and_the_process_lives() {
+    let page = Page::start(ONE_SELECT, &[]);
+    let bearer = format!("Authorization: Bearer {}", page.token);
+    for (length, status) in [
+        // Over what hyper's parser accepts for any body: 431 from the parser.
+        ("18446744073709551615", 431),
+        ("100000000000000", 413),
+        ("65537", 413),
+    ] {
+        for token in [None, Some(bearer.clone())] {
+            let mut headers = vec![format!("Content-Length: {length}")];
+            headers.extend(token.clone());
+            let mut stream = hold(&page, head(&page, "GET / HTTP/1.1", &headers).as_bytes());
+            let refused = read_response(&mut stream);
+            assert_eq!(refused.status, status, "{length} {token:?}");
+        }
+    }
+    // A length that is not a number at all: 400 from the parser.
+    let mut stream = hold(
+        &page,
+        head(
+            &page,
+            "GET / HTTP/1.1",
+            &["Content-Length: 99999999999999999999".into()],
+        )
+        .as_bytes(),
+    );
+    assert_eq!(read_response(&mut stream).status, 400);
+    person_answers(page);
+}
+
+/// Issue 11, case 4: 120 requests without the token use up the limit for
+/// tokenless requests only; the person's answer right after them goes through.
+#[test]
+fn tokenless_requests_never_lock_out_the_token_holder() {
+    let page = Page::start(ONE_SELECT, &[]);
+    let host = page.host();
+    let statuses: Vec<u16> = (0..120)
+        .map(|_| page.send("GET", "/form", &[("Host", &host)], b"").status)
+        .collect();
+    assert_eq!(statuses[..100], [401; 100]);
+    assert_eq!(statuses[100..], [429; 20]);
+    assert_eq!(page.request("GET", "/form", "").status, 200);
+    person_answers(page);
+}
+
+/// Issue 11, case 5: one unfinished 64 MiB header line. The head is cut at
+/// 16 KiB (431, connection closed) and memory does not grow with it.
+#[test]
+fn an_endless_header_line_is_cut_at_16_kib() {
+    let page = Page::start(ONE_SELECT, &[]);
+    let before = memory_kib(&page, "VmRSS:");
+    let mut stream = connect(page.port);
+    stream
+        .set_write_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let start = format!("GET / HTTP/1.1\r\nHost: {}\r\nX-Long: ", page.host());
+    stream.write_all(start.as_bytes()).unwrap();
+    let chunk = vec![b'a'; 64 * 1024];
+    let mut sent = 0usize;
+    while sent < 64 * 1024 * 1024 {
+        // The server closes the connection once the head passes its limit.
+        if stream.write_all(&chunk).is_err() {
+            break;
+        }
+        sent += chunk.len();
+    }
+    assert!(sent < 64 * 1024 * 1024, "the server read a 64 MiB header");
+    let refused = read_response(&mut stream);
+    assert_eq!(refused.status, 431);
+    let peak = memory_kib(&page, "VmHWM:");
+    assert!(
+        peak < before + 8 * 1024,
+        "memory grew from {before} KiB to a peak of {peak} KiB"
+    );
+    person_answers(page);
+}
+
+/// A repeated Host, Authorization or Origin counts as absent (which copy
+/// would be the real one?), even when every copy is right.
+#[test]
+fn a_repeated_host_authorization_or_origin_counts_as_absent() {
+    let page = Page::start(ONE_SELECT, &[]);
+    let host = page.host();
+    let bearer = format!("Bearer {}", page.token);
+    let origin = format!("http://{host}");
+    let twice = |headers: &[(&str, &str)]| -> Response {
+        let mut all = vec![("Authorization", bearer.as_str()), ("Host", host.as_str())];
+        all.extend_from_slice(headers);
+        page.send("GET", "/form", &all, b"")
+    };
+    assert_eq!(twice(&[("Host", &host)]).status, 403);
+    assert_eq!(twice(&[("Authorization", &bearer)]).status, 401);
+    let repeated_origin = page.send(
+        "POST",
+        "/cancel",
+        &[
+            ("Host", &host),
+            ("Authorization", &bearer),
+            ("Origin", &origin),
+            ("Origin", &origin),
+            ("Content-Type", "application/json"),
+        ],
+        b"{}",
+    );
+    assert_eq!(repeated_origin.status, 403);
+    person_answers(page);
+}
+
+/// 50 slow clients hold connections (half-sent heads, tokenless requests
+/// with stalled bodies): the timeout still ends the form on time.
+#[test]
+fn the_timeout_fires_on_time_while_50_slow_clients_hold_connections() {
+    let started = Instant::now();
+    let page = Page::start(ONE_SELECT, &["--timeout", "2"]);
+    let slow: Vec<TcpStream> = (0..50)
+        .map(|i| {
+            let bytes = if i % 2 == 0 {
+                format!("GET / HTTP/1.1\r\nHost: {}\r\nX-Slow: ", page.host())
+            } else {
+                format!(
+                    "{}abc",
+                    head(
+                        &page,
+                        "POST /answer HTTP/1.1",
+                        &["Content-Length: 60000".into()]
+                    )
+                )
+            };
+            hold(&page, bytes.as_bytes())
+        })
+        .collect();
+    let (code, stdout) = page.finish_raw();
+    assert_eq!(code, 124);
+    assert_eq!(stdout, TIMED_OUT);
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    drop(slow);
+
+    // And with them holding on, the person's answer goes through at once.
+    let page = Page::start(ONE_SELECT, &[]);
+    let _slow: Vec<TcpStream> = (0..50)
+        .map(|_| {
+            let bytes = format!("GET / HTTP/1.1\r\nHost: {}\r\nX-Slow: ", page.host());
+            hold(&page, bytes.as_bytes())
+        })
+        .collect();
+    person_answers(page);
+}
+
+/// `ask --ui web` with at most `descriptors` open files.
+fn page_with_few_descriptors(descriptors: u32) -> Page {
+    let mut command = Command::new("sh");
+    command.args([
+        "-c",
+        &format!("ulimit -n {descriptors} && exec \"$0\" ask --ui web -"),
+        BIN,
+    ]);
+    Page::spawn(command, ONE_SELECT)
+}
+
+/// CPU time the process has used, in clock ticks (utime + stime).
+fn cpu_ticks(page: &Page) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", page.child.id())).unwrap();
+    // Fields after the command name, which is in parentheses.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// Idle connections without the token fill every file descriptor: accept
+/// fails (EMFILE), the oldest of them is evicted, and the person gets in.
+#[cfg(target_os = "linux")]
+#[test]
+fn when_descriptors_run_out_tokenless_connections_make_room_for_the_person() {
+    let page = page_with_few_descriptors(32);
+    let _idle: Vec<TcpStream> = (0..60).map(|_| connect(page.port)).collect();
+    person_answers(page);
+}
+
+/// Connections that proved the token fill every descriptor and one more
+/// waits: accept keeps failing and nothing can be evicted, yet the server
+/// does not spin; once they close, the person gets in.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failing_accept_does_not_spin() {
+    let page = page_with_few_descriptors(32);
+    let proven: Vec<TcpStream> = (0..40)
+        .map(|_| {
+            let request = format!(
+                "GET /form HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\n\r\n",
+                page.host(),
+                page.token
+            );
+            hold(&page, request.as_bytes())
+        })
+        .collect();
+    // Let the accepted ones be served (and so proven) and the rest wait.
+    std::thread::sleep(Duration::from_millis(500));
+    let ticks_per_second = 100; // USER_HZ on Linux
+    let before = cpu_ticks(&page);
+    std::thread::sleep(Duration::from_secs(2));
+    let used = cpu_ticks(&page) - before;
+    assert!(
+        used < ticks_per_second / 2,
+        "{used} ticks of CPU in 2 s while accept failed: spinning"
+    );
+    drop(proven);
+    person_answers(page);
+}
