@@ -208,7 +208,11 @@ fn more_than_100_tokenless_requests_a_minute_get_429_and_sigterm_cancels() {
     }
     let limited = page.send("GET", "/form", &[("Host", &host)], b"");
     assert_eq!(limited.status, 429);
-    assert!(limited.body.contains("without the token"), "{}", limited.body);
+    assert!(
+        limited.body.contains("without the token"),
+        "{}",
+        limited.body
+    );
     // The token holder is never limited.
     assert_eq!(page.request("GET", "/form", "").status, 200);
     page.signal("TERM");
