@@ -57,6 +57,7 @@ fn head(page: &Page, request_line: &str, headers: &[String]) -> String {
     head
 }
 
+#[cfg(target_os = "linux")]
 /// The process's resident memory, in KiB (`VmRSS`, or `VmHWM` for the peak).
 fn memory_kib(page: &Page, field: &str) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{}/status", page.child.id())).unwrap();
@@ -192,6 +193,7 @@ fn tokenless_requests_never_lock_out_the_token_holder() {
 
 /// Issue 11, case 5: one unfinished 64 MiB header line. The head is cut at
 /// 16 KiB (431, connection closed) and memory does not grow with it.
+#[cfg(target_os = "linux")]
 #[test]
 fn an_endless_header_line_is_cut_at_16_kib() {
     let page = Page::start(ONE_SELECT, &[]);
@@ -297,6 +299,7 @@ fn the_timeout_fires_on_time_while_50_slow_clients_hold_connections() {
     person_answers(page);
 }
 
+#[cfg(target_os = "linux")]
 /// `ask --ui web` with at most `descriptors` open files.
 fn page_with_few_descriptors(descriptors: u32) -> Page {
     let mut command = Command::new("sh");
@@ -308,6 +311,7 @@ fn page_with_few_descriptors(descriptors: u32) -> Page {
     Page::spawn(command, ONE_SELECT)
 }
 
+#[cfg(target_os = "linux")]
 /// CPU time the process has used, in clock ticks (utime + stime).
 fn cpu_ticks(page: &Page) -> u64 {
     let stat = std::fs::read_to_string(format!("/proc/{}/stat", page.child.id())).unwrap();

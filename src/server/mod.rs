@@ -23,6 +23,9 @@
 //! - an error from `accept` (no file descriptors left: EMFILE) evicts the
 //!   oldest unproven connection and pauses accepting briefly, never spins.
 //!
+//! Every POST must carry the server's own `Origin` and a JSON body; clients
+//! that are not browsers (an asker holding the token) send that Origin too.
+//!
 //! Responses carry the protective headers of [`response`]. Serving stops when
 //! the future given to [`Server::serve_until`] completes: the listener and
 //! every connection are closed before it returns (or when it is dropped).
