@@ -230,6 +230,8 @@ mod tests {
         assert!(constant_time_eq(b"abcd", b"abcd"));
         assert!(!constant_time_eq(b"abcd", b"abce"));
         assert!(!constant_time_eq(b"abcd", b"xbcd"));
+        // Differences that would cancel out under XOR still count.
+        assert!(!constant_time_eq(b"ab", b"ba"));
         assert!(!constant_time_eq(b"abc", b"abcd"));
         assert!(!constant_time_eq(b"", b"abcd"));
     }

@@ -396,7 +396,8 @@ mod tests {
     use std::io::{Read, Write};
     use std::net::TcpStream;
 
-    /// Echoes what it got: the path, a POST body's length, or two events.
+    /// Echoes what it got: the method and path, a query parameter, a header,
+    /// a POST body's length, or two events.
     struct Echo;
 
     impl App for Echo {
@@ -414,7 +415,9 @@ mod tests {
                         .unwrap();
                     Reply::events(events)
                 }
-                path => Reply::text(200, path),
+                "/query" => Reply::text(200, request.query("q").unwrap_or("none")),
+                "/header" => Reply::text(200, request.header("x-h").unwrap_or("none")),
+                path => Reply::text(200, &format!("{} {path}", request.method())),
             }
         }
     }
@@ -543,7 +546,10 @@ mod tests {
         let mut proven = server.connect();
         for path in ["/a", "/b"] {
             let request = server.head(&format!("GET {path}"), true, "");
-            assert_eq!(exchange(&mut proven, &request), (200, format!("{path}\n")));
+            assert_eq!(
+                exchange(&mut proven, &request),
+                (200, format!("GET {path}\n"))
+            );
         }
         let mut refused = server.connect();
         let request = server.head("GET /a", false, "");
@@ -553,7 +559,7 @@ mod tests {
             "GET /q?token={} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
             server.token, server.port
         );
-        assert_eq!(exchange(&mut proven, &query), (200, "/q\n".into()));
+        assert_eq!(exchange(&mut proven, &query), (200, "GET /q\n".into()));
     }
 
     #[test]
@@ -577,7 +583,7 @@ mod tests {
         let mut holder = server.connect();
         for _ in 0..10 {
             let request = server.head("GET /ok", true, "");
-            assert_eq!(exchange(&mut holder, &request), (200, "/ok\n".into()));
+            assert_eq!(exchange(&mut holder, &request), (200, "GET /ok\n".into()));
         }
     }
 
@@ -691,6 +697,22 @@ mod tests {
     }
 
     #[test]
+    fn apps_see_the_method_query_and_single_headers() {
+        let server = Running::start(small_limits());
+        let mut stream = server.connect();
+        let mut ask = |line: &str, extra: &str| {
+            let request = server.head(line, true, extra);
+            exchange(&mut stream, &request).1
+        };
+        assert_eq!(ask("DELETE /x", ""), "DELETE /x\n");
+        assert_eq!(ask("GET /query?a=1&q=two", ""), "two\n");
+        assert_eq!(ask("GET /query?a=1", ""), "none\n");
+        assert_eq!(ask("GET /header", "X-H:  three \r\n"), "three\n");
+        assert_eq!(ask("GET /header", "X-H: 3\r\nX-H: 3\r\n"), "none\n");
+        assert_eq!(ask("GET /header", ""), "none\n");
+    }
+
+    #[test]
     fn a_header_limit_below_hypers_minimum_is_raised_to_it() {
         let mut limits = small_limits();
         limits.max_header_bytes = 100;
@@ -734,6 +756,8 @@ mod tests {
             post(chunked, "6\r\n012345\r\n6\r\n012345\r\n0\r\n\r\n").0,
             413
         );
+        // One chunk over the limit on its own.
+        assert_eq!(post(chunked, "b\r\n0123456789a\r\n0\r\n\r\n").0, 413);
         let (status, message) = post("Content-Length: 5\r\n", "01");
         assert_eq!(status, 408);
         assert!(message.contains("in time"), "{message}");
