@@ -233,6 +233,14 @@ mod tests {
     }
 
     #[test]
+    fn nonces_are_fresh_128_bit_hex() {
+        let (a, b) = (nonce().unwrap(), nonce().unwrap());
+        assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_ne!(a, b);
+    }
+
+    #[test]
     fn bodies_give_their_bytes_and_end() {
         let mut body = Reply::text(200, "hi").into_response().into_body();
         assert_eq!(body.size_hint().exact(), Some(3));
