@@ -148,6 +148,14 @@ impl Page {
     }
 }
 
+/// A test that fails before [`Page::finish`] must not leave the page running.
+impl Drop for Page {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 pub struct Response {
     pub status: u16,
     pub head: String,
