@@ -41,7 +41,10 @@ pub enum Command {
     /// Ask a person and print the answer document (on the terminal, or `--ui web`: a local page).
     #[command(
         after_help = "Keys: ↑/↓ (or j/k, Tab) move, Enter chooses, Space toggles in a multi select,\n\
-        1-9 jump to an option, y/n answer a confirm, Esc or q (Ctrl-C too) cancel.\n\
+        1-9 jump to an option, y/n answer a confirm, Ctrl-J (or Alt-Enter) starts a new line\n\
+        in a text or Other field, Esc or q (Ctrl-C too) cancel.\n\
+        --ui plain: each question printed once as lines; type a number, a label, yes/no or\n\
+        text and press Enter; Ctrl-C or Ctrl-D cancel. No escape sequences (screen readers).\n\
         Exit codes: 0 answered, 1 error (NO_TTY without a terminal), 2 usage error,\n\
         124 timed out, 130 cancelled."
     )]
@@ -132,9 +135,11 @@ pub enum Command {
 pub struct AskArgs {
     /// The tool input: a JSON file, or - (the default) for stdin.
     pub file: Option<PathBuf>,
-    /// Where to ask: the terminal, or a page on 127.0.0.1 opened in a browser.
-    #[arg(long, value_enum, default_value = "tty")]
-    pub ui: Ui,
+    /// Where to ask: tty (the terminal), plain (the terminal as plain lines: screen
+    /// readers, dumb terminals, pipes), or web (a page on 127.0.0.1). Without it:
+    /// ASK_USER_UI, else plain when TERM=dumb, else tty.
+    #[arg(long, value_enum)]
+    pub ui: Option<Ui>,
     /// Port for --ui web (default: a free one).
     #[arg(long, value_name = "N")]
     pub port: Option<u16>,
@@ -151,9 +156,10 @@ pub struct AskArgs {
     pub reply: Vec<String>,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Ui {
     Tty,
+    Plain,
     Web,
 }
 
@@ -161,6 +167,21 @@ pub enum Ui {
 /// `describe --format claude|openai` are checked once the format is known).
 pub fn parse_tool_name(text: &str) -> Result<String, String> {
     ask_user::describe::check_tool_name(text, Format::Mcp).map(|()| text.to_string())
+}
+
+/// The face `ask` uses: `--ui`, else `ASK_USER_UI` (`ui_env`; empty counts
+/// as unset), else plain on a dumb terminal (`term`), else the full terminal UI.
+pub fn choose_ui(flag: Option<Ui>, ui_env: Option<&str>, term: Option<&str>) -> Result<Ui, String> {
+    use clap::ValueEnum;
+    if let Some(ui) = flag {
+        return Ok(ui);
+    }
+    match ui_env.filter(|v| !v.is_empty()) {
+        Some(value) => Ui::from_str(value, true)
+            .map_err(|_| format!("ASK_USER_UI must be tty, plain or web, not {value:?}")),
+        None if term == Some("dumb") => Ok(Ui::Plain),
+        None => Ok(Ui::Tty),
+    }
 }
 
 /// `--timeout`: non-negative seconds, decimals allowed.

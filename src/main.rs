@@ -7,13 +7,13 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod cli;
-use cli::{AskArgs, Cli, Command, Ui};
+use cli::{AskArgs, Cli, Command, Ui, choose_ui};
 
 use ask_user::answer::resolve_replies;
 use ask_user::check;
 use ask_user::describe::{Format, describe};
 use ask_user::error::{AskError, Detail};
-use ask_user::tty::{Terminal, form_timeout};
+use ask_user::tty::{LineChannel, Terminal, ask_plain, form_timeout};
 use ask_user::web::{WebOptions, ask_on_web, interrupt_on_signals};
 use ask_user::{exit, print_document};
 
@@ -94,6 +94,15 @@ fn ask(args: AskArgs) -> i32 {
         timeout,
         reply: replies,
     } = args;
+    let env = |name| std::env::var(name).ok();
+    let ui = match choose_ui(ui, env("ASK_USER_UI").as_deref(), env("TERM").as_deref()) {
+        Ok(ui) => ui,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return exit::USAGE;
+        }
+    };
+    let input_from_stdin = file.as_deref().is_none_or(|f| f.as_os_str() == "-");
     let read_prompt =
         || ask_user::read_source(file.as_deref()).and_then(|bytes| ask_user::input::parse(&bytes));
     let outcome = if !replies.is_empty() {
@@ -105,6 +114,12 @@ fn ask(args: AskArgs) -> i32 {
                 let prompt = read_prompt()?;
                 let timeout = form_timeout(timeout, &prompt);
                 ask_user::tty::ask(terminal, &prompt, timeout)
+            }),
+            // Without a terminal, stdin and stderr when stdin is free (a pipe pair).
+            Ui::Plain => LineChannel::open(input_from_stdin).and_then(|channel| {
+                let prompt = read_prompt()?;
+                let timeout = form_timeout(timeout, &prompt);
+                ask_plain(channel, &prompt, timeout)
             }),
             Ui::Web => read_prompt().and_then(|prompt| {
                 let options = WebOptions {

@@ -8,6 +8,8 @@
 //! polls it with the time left, so Esc, q and Ctrl-C cancel everywhere, a
 //! timeout never picks a default, and the terminal is restored on every exit.
 
+mod keys;
+mod plain;
 mod render;
 mod terminal;
 mod widgets;
@@ -15,6 +17,7 @@ mod widgets;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+pub use plain::{LineChannel, ask_plain};
 pub use terminal::Terminal;
 
 use crate::answer::{Answer, AnswerDocument, Choice, Unanswered};
@@ -22,7 +25,7 @@ use crate::error::AskError;
 use crate::model::{Prompt, Question};
 use render::{Line, Paint, Span, fit, wrap};
 use terminal::Event;
-use widgets::{Body, Step, Widget};
+use widgets::{Body, Hint, Step, Widget};
 
 /// How a form on the terminal ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +47,12 @@ pub fn ask(
     let outcome = run_form(&mut terminal, prompt, timeout);
     // Restore the terminal before anything else is written.
     drop(terminal);
-    let document = match outcome? {
+    Ok(document_for(outcome?, prompt))
+}
+
+/// The answer document for how a form ended; a summary or a note on stderr.
+fn document_for(outcome: Outcome, prompt: &Prompt) -> AnswerDocument {
+    match outcome {
         Outcome::Answered(choices) => {
             let answers: Vec<Answer> = choices
                 .into_iter()
@@ -62,8 +70,7 @@ pub fn ask(
             note("✗ Timed out: no answer was given in time");
             AnswerDocument::unanswered(Unanswered::TimedOut)
         }
-    };
-    Ok(document)
+    }
 }
 
 /// The key loop: one widget per question, one deadline for the whole form.
@@ -90,13 +97,19 @@ pub fn run_form(
         terminal.print_static(&heading)?;
     }
     let mut choices = Vec::with_capacity(prompt.questions.len());
+    // "✓ Header: answer" for each answered question, shown above the current one.
+    let mut trail: Vec<String> = Vec::new();
     for (index, question) in prompt.questions.iter().enumerate() {
         let mut widget = Widget::new(question);
         loop {
             let (columns, rows) = terminal.size();
-            terminal.draw(&frame(
-                prompt, index, question, &widget, paint, columns, rows,
-            ))?;
+            let shown = Shown {
+                prompt,
+                index,
+                trail: &trail,
+                paint,
+            };
+            terminal.draw(&frame(&shown, &widget, columns, rows))?;
             let key = match terminal.next_event(deadline)? {
                 Event::TimedOut => {
                     terminal.clear()?;
@@ -116,6 +129,7 @@ pub fn run_form(
                     return Ok(Outcome::Cancelled);
                 }
                 Step::Done(choice) => {
+                    trail.push(trail_line(question, &choice.clone().into_answer(question)));
                     choices.push(choice);
                     break;
                 }
@@ -126,18 +140,31 @@ pub fn run_form(
     Ok(Outcome::Answered(choices))
 }
 
-/// One screen of a question: where it stands, the question, its context, the
-/// widget's rows (scrolled to the cursor when they do not fit) and the keys.
-fn frame(
-    prompt: &Prompt,
+/// What a frame shows besides the widget: where the form stands.
+struct Shown<'a> {
+    prompt: &'a Prompt,
     index: usize,
-    question: &Question,
-    widget: &Widget,
+    /// One line per answered question.
+    trail: &'a [String],
     paint: Paint,
-    columns: usize,
-    rows: usize,
-) -> Vec<String> {
+}
+
+/// One screen of a question: the trail of answered questions, where it
+/// stands, the question, its context, the widget's rows (scrolled to the
+/// cursor when they do not fit) and the keys.
+fn frame(shown: &Shown, widget: &Widget, columns: usize, rows: usize) -> Vec<String> {
+    let Shown {
+        prompt,
+        index,
+        trail,
+        paint,
+    } = *shown;
+    let question = &prompt.questions[index];
     let width = columns.saturating_sub(1).max(10);
+    let trail: Vec<Line> = trail
+        .iter()
+        .map(|line| vec![paint.good("✓ "), Span::plain(line.trim_start_matches("✓ "))])
+        .collect();
     let mut head: Vec<Line> = Vec::new();
     let total = prompt.questions.len();
     if total > 1 {
@@ -173,35 +200,69 @@ fn frame(
     {
         head.push(vec![Span::plain("  "), paint.dim(&row)]);
     }
-    let body = widget.body(paint, width);
-    fit_height(head, body, rows.saturating_sub(1).max(4))
+    let mut body = widget.body(paint, width);
+    // Keys that work on every question.
+    body.hints.push(Hint::new("Esc", "cancel"));
+    let hint = hint_rows(&body, paint, width);
+    fit_height(trail, head, body, hint, rows.saturating_sub(1).max(4))
         .iter()
         .map(|line| fit(line, width))
         .collect()
 }
 
-/// At most `max` rows: the hint always, the cursor's block always, then as
-/// much of the list around it and of the question above it as fits.
-fn fit_height(mut head: Vec<Line>, body: Body, max: usize) -> Vec<Line> {
+/// The hint rows: the warning, else every key as "key action", joined by
+/// " · " and wrapped onto more rows when they do not fit on one.
+fn hint_rows(body: &Body, paint: Paint, width: usize) -> Vec<Line> {
+    if let Some(warning) = body.warning {
+        return vec![vec![Span::plain("  "), paint.warn(warning)]];
+    }
+    let room = width.saturating_sub(2);
+    let mut rows: Vec<String> = Vec::new();
+    for hint in &body.hints {
+        let item = format!("{} {}", hint.keys, hint.action);
+        match rows.last_mut() {
+            Some(row) if render::text_width(row) + 3 + render::text_width(&item) <= room => {
+                row.push_str(" · ");
+                row.push_str(&item);
+            }
+            _ => rows.push(item),
+        }
+    }
+    rows.iter()
+        .map(|row| vec![Span::plain("  "), paint.dim(row)])
+        .collect()
+}
+
+/// At most `max` rows: the hints always, the cursor's block always, then as
+/// much of the list around it and of the question above it as fits, and
+/// last the trail's most recent lines.
+fn fit_height(
+    mut trail: Vec<Line>,
+    mut head: Vec<Line>,
+    body: Body,
+    hint: Vec<Line>,
+    max: usize,
+) -> Vec<Line> {
     let Body {
         blocks,
         cursor_block,
-        hint,
+        ..
     } = body;
+    let max = max.saturating_sub(hint.len()).max(1);
     let list_rows: usize = blocks.iter().map(Vec::len).sum();
-    let mut lines = Vec::with_capacity(max);
-    if head.len() + list_rows < max {
+    let mut lines = Vec::with_capacity(max + hint.len());
+    if head.len() + list_rows <= max {
+        let room = max - head.len() - list_rows;
+        trail.drain(..trail.len().saturating_sub(room));
+        lines.extend(trail);
         lines.extend(head);
         lines.extend(blocks.into_iter().flatten());
-        lines.push(hint);
+        lines.extend(hint);
         return lines;
     }
     // The list gets what the question leaves, but at least half the screen.
-    let list_budget = (max - 1)
-        .saturating_sub(head.len())
-        .max((max - 1) / 2)
-        .min(list_rows);
-    head.truncate((max - 1).saturating_sub(list_budget));
+    let list_budget = max.saturating_sub(head.len()).max(max / 2).min(list_rows);
+    head.truncate(max.saturating_sub(list_budget));
     let cursor = cursor_block.min(blocks.len().saturating_sub(1));
     let (mut first, mut last) = (cursor, cursor);
     let mut used = blocks.get(cursor).map_or(0, Vec::len);
@@ -225,25 +286,32 @@ fn fit_height(mut head: Vec<Line>, body: Body, max: usize) -> Vec<Line> {
     let mut shown: Vec<Line> = blocks[first..=last].iter().flatten().cloned().collect();
     shown.truncate(list_budget.max(1));
     lines.extend(shown);
-    lines.push(hint);
+    lines.extend(hint);
     lines
+}
+
+/// "✓ Header: answer" (the header, else the question cut to 60 characters),
+/// on one line: seed 001's summary line, also the form's trail.
+fn trail_line(question: &Question, answer: &Answer) -> String {
+    let name = question
+        .header
+        .clone()
+        .unwrap_or_else(|| shorten(&crate::text::fold_line(&question.text), 60));
+    let value = if answer.values.is_empty() {
+        "(skipped)".to_string()
+    } else {
+        answer.values.join(", ")
+    };
+    format!("✓ {name}: {}", crate::text::fold_line(&value))
 }
 
 /// One line per question on stderr, seed 001's "✓ Database: PostgreSQL".
 fn summarize(prompt: &Prompt, answers: &[Answer]) {
     let mut text = String::new();
     for (question, answer) in prompt.questions.iter().zip(answers) {
-        let name = question
-            .header
-            .clone()
-            .unwrap_or_else(|| shorten(&crate::text::fold_line(&question.text), 60));
-        let value = if answer.values.is_empty() {
-            "(skipped)".to_string()
-        } else {
-            answer.values.join(", ")
-        };
-        let line = format!("✓ {name}: {}", crate::text::fold_line(&value));
-        text.push_str(&crate::sanitize::for_terminal(&line));
+        text.push_str(&crate::sanitize::for_terminal(&trail_line(
+            question, answer,
+        )));
         text.push('\n');
     }
     let _ = std::io::stderr().write_all(text.as_bytes());
@@ -296,15 +364,13 @@ mod tests {
             options.join(",")
         ));
         let widget = Widget::new(&p.questions[0]);
-        let lines = frame(
-            &p,
-            0,
-            &p.questions[0],
-            &widget,
-            Paint { color: false },
-            40,
-            10,
-        );
+        let shown = Shown {
+            prompt: &p,
+            index: 0,
+            trail: &[],
+            paint: Paint { color: false },
+        };
+        let lines = frame(&shown, &widget, 40, 10);
         assert!(lines.len() <= 9, "{lines:?}");
         assert!(
             lines

@@ -61,6 +61,11 @@ impl Span {
         Span::styled("", text)
     }
 
+    /// The text as it will be shown (sanitized).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
     fn styled(sgr: &'static str, text: &str) -> Span {
         // Tabs have no fixed width; a space keeps the width count exact.
         let text = sanitize::for_terminal(text).replace(['\t', '\n'], " ");

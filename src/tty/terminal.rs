@@ -2,9 +2,9 @@
 //! JSON and stdout the answer), held in raw mode for the whole form, read one
 //! key at a time with a deadline, and restored on every way out.
 //!
-//! Raw mode turns Ctrl-C into a key (0x03, ISIG off) that console's
-//! `read_key_raw` returns as `Key::CtrlC`, so it is handled like Esc instead
-//! of killing the process with the cursor hidden. `poll()` with the time left
+//! Raw mode turns Ctrl-C into a key (0x03, ISIG off) that [`keys::decode`]
+//! returns as `Key::CtrlC`, so it is handled like Esc instead of killing the
+//! process with the cursor hidden. `poll()` with the time left
 //! gives timeouts in one thread; raw mode must be held across the poll,
 //! because in canonical mode the tty is not readable before Enter.
 
@@ -16,8 +16,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use console::{Key, Term};
+use console::Key;
 
+use super::keys::{self, Decoded};
+use super::render::text_width;
 use crate::error::{AskError, Detail};
 
 const SHOW_CURSOR: &str = "\x1b[?25h";
@@ -36,17 +38,32 @@ pub enum Event {
 
 /// How often the wait looks at a stop flag.
 const STOP_POLL: Duration = Duration::from_millis(100);
+/// How long the rest of a cut escape sequence or UTF-8 character is waited
+/// for (a lone Esc is a key once this has passed).
+const SEQUENCE_WAIT: Duration = Duration::from_millis(25);
+
+/// What the terminal's settings are while we hold it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// As we found them.
+    Untouched,
+    /// Raw mode and a hidden cursor (the full UI).
+    Raw,
+    /// Canonical mode with echo and signals (plain mode), no escape sequence ever written.
+    Lines,
+}
 
 /// The open controlling terminal. After [`Terminal::enter_raw`], dropping it
 /// restores the saved settings and shows the cursor.
 pub struct Terminal {
     tty: File,
     saved: libc::termios,
-    /// console's reader; its writer is never used (frames are written to `tty`).
-    keys: Term,
-    raw: bool,
-    /// Rows of the frame on screen, which the next frame replaces.
-    drawn_rows: usize,
+    mode: Mode,
+    /// Bytes read but not yet decoded into keys (a paste arrives at once).
+    pending: Vec<u8>,
+    /// The display width of each line of the frame on screen, which the
+    /// next frame replaces.
+    drawn: Vec<usize>,
     /// Set by another thread to end the wait (an MCP client cancelled the call).
     stop: Option<Arc<AtomicBool>>,
 }
@@ -74,16 +91,12 @@ impl Terminal {
         if unsafe { libc::tcgetattr(fd, &mut saved) } != 0 {
             return Err(no_tty("/dev/tty is not a terminal"));
         }
-        let keys = Term::read_write_pair(
-            tty.try_clone().map_err(|e| no_tty(&e.to_string()))?,
-            tty.try_clone().map_err(|e| no_tty(&e.to_string()))?,
-        );
         Ok(Terminal {
             tty,
             saved,
-            keys,
-            raw: false,
-            drawn_rows: 0,
+            mode: Mode::Untouched,
+            pending: Vec::new(),
+            drawn: Vec::new(),
             stop: None,
         })
     }
@@ -105,12 +118,47 @@ impl Terminal {
         let _ = SAVED.set((fd, self.saved));
         install_restorers();
         RAW.store(true, Ordering::SeqCst);
-        self.raw = true;
+        self.mode = Mode::Raw;
         // SAFETY: fd is open for the life of `tty`.
         if unsafe { libc::tcsetattr(fd, libc::TCSADRAIN, &raw) } != 0 {
             return Err(no_tty("the terminal cannot be put in raw mode"));
         }
         self.write(HIDE_CURSOR)
+    }
+
+    /// Canonical mode, echo and signals (the terminal's own line editing,
+    /// which screen readers follow), until this value is dropped. Usually
+    /// the terminal is like that already and nothing changes. Nothing is
+    /// written: plain mode never sends an escape sequence.
+    pub fn enter_lines(&mut self) -> Result<(), AskError> {
+        let mut lines = self.saved;
+        lines.c_lflag |= libc::ICANON | libc::ECHO | libc::ISIG | libc::IEXTEN;
+        lines.c_iflag |= libc::ICRNL;
+        lines.c_oflag |= libc::OPOST | libc::ONLCR;
+        self.mode = Mode::Lines;
+        // SAFETY: fd is open for the life of `tty`; `lines` is a valid termios.
+        if unsafe { libc::tcsetattr(self.tty.as_raw_fd(), libc::TCSADRAIN, &lines) } != 0 {
+            return Err(no_tty("the terminal cannot be put in line mode"));
+        }
+        Ok(())
+    }
+
+    /// The descriptor lines are read from in plain mode.
+    pub fn input_fd(&self) -> RawFd {
+        self.tty.as_raw_fd()
+    }
+
+    /// A second handle for writing plain text.
+    pub fn writer(&self) -> Result<File, AskError> {
+        self.tty.try_clone().map_err(|e| lost(&e))
+    }
+
+    /// Drops what was typed and not read yet, so a half-typed line does not
+    /// reach the shell after a cancel or a timeout.
+    pub fn discard_input(&mut self) {
+        self.pending.clear();
+        // SAFETY: fd is open for the life of `tty`.
+        unsafe { libc::tcflush(self.tty.as_raw_fd(), libc::TCIFLUSH) };
     }
 
     /// Columns and rows, with a sane fallback when the size is unknown.
@@ -127,6 +175,9 @@ impl Terminal {
 
     /// Waits for one key until `deadline` (forever without one).
     pub fn next_event(&mut self, deadline: Option<Instant>) -> Result<Event, AskError> {
+        if let Some(key) = self.decode_pending()? {
+            return Ok(Event::Key(key));
+        }
         loop {
             if RESIZED.swap(false, Ordering::SeqCst) {
                 return Ok(Event::Resized);
@@ -177,33 +228,100 @@ impl Terminal {
             if pollfd.revents & libc::POLLIN == 0 {
                 return Err(lost(&io::Error::other("the terminal hung up")));
             }
-            return self
-                .keys
-                .read_key_raw()
-                .map(Event::Key)
-                .map_err(|e| lost(&e));
+            self.read_available()?;
+            if let Some(key) = self.decode_pending()? {
+                return Ok(Event::Key(key));
+            }
         }
     }
 
-    /// Replaces the frame on screen with `lines` (each narrower than the terminal).
+    /// Reads what the terminal has (at least one byte, as poll said).
+    fn read_available(&mut self) -> Result<usize, AskError> {
+        let mut buffer = [0u8; 1024];
+        loop {
+            // SAFETY: `buffer` is valid for its length.
+            let n = unsafe {
+                libc::read(
+                    self.tty.as_raw_fd(),
+                    buffer.as_mut_ptr().cast(),
+                    buffer.len(),
+                )
+            };
+            if n > 0 {
+                let n = n.unsigned_abs();
+                self.pending.extend_from_slice(&buffer[..n]);
+                return Ok(n);
+            }
+            let err = io::Error::last_os_error();
+            if n < 0 && err.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(lost(&if n == 0 {
+                io::Error::other("the terminal hung up")
+            } else {
+                err
+            }));
+        }
+    }
+
+    /// The first key in `pending`, waiting briefly for the rest of a cut
+    /// sequence; `None` when nothing is pending.
+    fn decode_pending(&mut self) -> Result<Option<Key>, AskError> {
+        if self.pending.is_empty() {
+            return Ok(None);
+        }
+        let decoded = match keys::decode(&self.pending, true) {
+            Decoded::Incomplete if self.wait_readable(SEQUENCE_WAIT) => {
+                self.read_available()?;
+                keys::decode(&self.pending, true)
+            }
+            decoded => decoded,
+        };
+        let (key, used) = match decoded {
+            Decoded::Key(key, used) => (key, used),
+            // The rest never came: take the bytes as they stand.
+            Decoded::Incomplete => match keys::decode(&self.pending, false) {
+                Decoded::Key(key, used) => (key, used),
+                Decoded::Incomplete => (Key::Unknown, self.pending.len()),
+            },
+        };
+        self.pending.drain(..used);
+        Ok(Some(key))
+    }
+
+    fn wait_readable(&self, wait: Duration) -> bool {
+        let mut pollfd = libc::pollfd {
+            fd: self.tty.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = i32::try_from(wait.as_millis()).unwrap_or(i32::MAX);
+        // SAFETY: one valid pollfd.
+        unsafe { libc::poll(&mut pollfd, 1, ms) > 0 && pollfd.revents & libc::POLLIN != 0 }
+    }
+
+    /// Replaces the frame on screen with `lines` (each narrower than the
+    /// terminal). The cursor is left at the start of the last row, so that a
+    /// terminal that reflows on a resize keeps it on that line's first row.
     pub fn draw(&mut self, lines: &[String]) -> Result<(), AskError> {
         let mut out = self.erase_sequence();
         out.push_str(&lines.join("\n"));
-        self.drawn_rows = lines.len();
+        out.push('\r');
+        self.drawn = lines.iter().map(|line| visible_width(line)).collect();
         self.write(&out)
     }
 
     /// Removes the frame, leaving the cursor where it began.
     pub fn clear(&mut self) -> Result<(), AskError> {
         let out = self.erase_sequence();
-        self.drawn_rows = 0;
+        self.drawn.clear();
         self.write(&out)
     }
 
     /// Writes lines above the frame area that stay on screen (the title).
     pub fn print_static(&mut self, lines: &[String]) -> Result<(), AskError> {
         let mut out = self.erase_sequence();
-        self.drawn_rows = 0;
+        self.drawn.clear();
         for line in lines {
             out.push_str(line);
             out.push('\n');
@@ -211,11 +329,12 @@ impl Terminal {
         self.write(&out)
     }
 
+    /// Back to the frame's first row, then clear to the end of the screen.
     fn erase_sequence(&self) -> String {
-        match self.drawn_rows {
+        let (columns, _) = self.size();
+        match rows_above_cursor(&self.drawn, columns) {
             0 => "\r\x1b[J".to_string(),
-            1 => "\r\x1b[J".to_string(),
-            n => format!("\x1b[{}A\r\x1b[J", n - 1),
+            up => format!("\x1b[{up}A\r\x1b[J"),
         }
     }
 
@@ -227,13 +346,47 @@ impl Terminal {
     }
 }
 
+/// How many rows above the cursor (parked at the start of the last line)
+/// the frame's first row is, now that the window is `columns` wide. Each
+/// line was drawn narrower than the window it was drawn in; a terminal that
+/// reflows on a resize wraps a line now wider than the window onto
+/// `ceil(width / columns)` rows, so the count follows the old widths rather
+/// than the number of lines. (A terminal that does not reflow cuts those
+/// lines instead, and then this clears a few rows above the frame too: a
+/// clean screen either way, never a leftover copy of the frame.)
+pub fn rows_above_cursor(widths: &[usize], columns: usize) -> usize {
+    let columns = columns.max(1);
+    let Some((_, above)) = widths.split_last() else {
+        return 0;
+    };
+    above.iter().map(|&w| w.div_ceil(columns).max(1)).sum()
+}
+
+/// The columns a frame line takes, without its SGR sequences.
+fn visible_width(line: &str) -> usize {
+    let mut plain = String::with_capacity(line.len());
+    let mut in_sgr = false;
+    for c in line.chars() {
+        match (in_sgr, c) {
+            (false, '\x1b') => in_sgr = true,
+            (true, 'm') => in_sgr = false,
+            (true, _) => {}
+            (false, c) => plain.push(c),
+        }
+    }
+    text_width(&plain)
+}
+
 impl Drop for Terminal {
     fn drop(&mut self) {
-        if !self.raw {
-            return;
+        match self.mode {
+            Mode::Untouched => return,
+            Mode::Raw => {
+                let _ = self.write(SHOW_CURSOR);
+                RAW.store(false, Ordering::SeqCst);
+            }
+            Mode::Lines => {}
         }
-        let _ = self.write(SHOW_CURSOR);
-        RAW.store(false, Ordering::SeqCst);
         // SAFETY: fd still open; `saved` came from tcgetattr.
         unsafe { libc::tcsetattr(self.tty.as_raw_fd(), libc::TCSADRAIN, &self.saved) };
     }

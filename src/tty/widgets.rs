@@ -8,7 +8,9 @@ use crate::answer::Choice;
 use crate::model::{Default, Kind, Question};
 use crate::sanitize;
 
-use super::render::{Line, Paint, Span, wrap};
+use unicode_width::UnicodeWidthChar;
+
+use super::render::{Line, Paint, Span, text_width, wrap};
 
 /// What a key did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,12 +20,33 @@ pub enum Step {
     Cancel,
 }
 
-/// A widget's rows: blocks (one per selectable row, with its description)
-/// and the block holding the cursor, so a tall list can be scrolled to it.
+/// One key (or keys) and what it does, as the hint row shows it. Widgets
+/// list their own; the form adds the ones that work everywhere (cancel), so
+/// a new key is one more `Hint` in one place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hint {
+    pub keys: &'static str,
+    pub action: String,
+}
+
+impl Hint {
+    pub fn new(keys: &'static str, action: impl Into<String>) -> Self {
+        Hint {
+            keys,
+            action: action.into(),
+        }
+    }
+}
+
+/// A widget's rows: blocks (one per selectable row with its description,
+/// or one per row of a text field) and the block holding the cursor, so a
+/// tall list or field can be scrolled to it; then its keys, or a warning
+/// that stands in for them until the next key.
 pub struct Body {
     pub blocks: Vec<Vec<Line>>,
     pub cursor_block: usize,
-    pub hint: Line,
+    pub hints: Vec<Hint>,
+    pub warning: Option<&'static str>,
 }
 
 pub enum Widget<'q> {
@@ -55,31 +78,82 @@ impl<'q> Widget<'q> {
     pub fn body(&self, paint: Paint, width: usize) -> Body {
         match self {
             Widget::Select(w) => w.body(paint, width),
-            Widget::Text(w) => w.body(paint),
+            Widget::Text(w) => w.body(paint, width),
             Widget::Confirm(w) => w.body(paint),
         }
     }
 }
 
-/// A one-line text editor with a cursor, drawn with a reverse-video block.
+/// A text editor with a cursor, drawn with a reverse-video block. It holds
+/// several lines: Ctrl-J or Alt-Enter (`Key::Char('\n')`) starts a new one.
 #[derive(Debug, Default, Clone)]
 pub struct LineEditor {
     chars: Vec<char>,
     cursor: usize,
 }
 
+/// An editor drawn as rows: the rows and the one the cursor is on.
+pub struct EditorRows {
+    pub rows: Vec<Line>,
+    pub cursor_row: usize,
+}
+
 impl LineEditor {
+    /// The text, trimmed at both ends; inner newlines are kept.
     pub fn text(&self) -> String {
         self.chars.iter().collect::<String>().trim().to_string()
+    }
+
+    fn line_start(&self) -> usize {
+        self.chars[..self.cursor]
+            .iter()
+            .rposition(|&c| c == '\n')
+            .map_or(0, |i| i + 1)
+    }
+
+    fn line_end(&self) -> usize {
+        self.chars[self.cursor..]
+            .iter()
+            .position(|&c| c == '\n')
+            .map_or(self.chars.len(), |i| self.cursor + i)
+    }
+
+    /// Moves to the line above (`up`) or below, keeping the column where it can.
+    fn move_line(&mut self, up: bool) {
+        let start = self.line_start();
+        let column = self.cursor - start;
+        if up {
+            if start == 0 {
+                return;
+            }
+            let above_end = start - 1;
+            let above_start = self.chars[..above_end]
+                .iter()
+                .rposition(|&c| c == '\n')
+                .map_or(0, |i| i + 1);
+            self.cursor = (above_start + column).min(above_end);
+        } else {
+            let end = self.line_end();
+            if end == self.chars.len() {
+                return;
+            }
+            let below_start = end + 1;
+            let below_end = self.chars[below_start..]
+                .iter()
+                .position(|&c| c == '\n')
+                .map_or(self.chars.len(), |i| below_start + i);
+            self.cursor = (below_start + column).min(below_end);
+        }
     }
 
     /// Applies an editing key; false when the key is not an editing key.
     pub fn edit(&mut self, key: &Key) -> bool {
         match key {
             Key::Char('\u{15}') => {
-                // Ctrl-U: clear the line.
-                self.chars.clear();
-                self.cursor = 0;
+                // Ctrl-U: delete from the start of the line to the cursor.
+                let start = self.line_start();
+                self.chars.drain(start..self.cursor);
+                self.cursor = start;
             }
             Key::Char('\u{17}') => {
                 // Ctrl-W: delete the word before the cursor.
@@ -87,13 +161,13 @@ impl LineEditor {
                 while start > 0 && self.chars[start - 1] == ' ' {
                     start -= 1;
                 }
-                while start > 0 && self.chars[start - 1] != ' ' {
+                while start > 0 && !matches!(self.chars[start - 1], ' ' | '\n') {
                     start -= 1;
                 }
                 self.chars.drain(start..self.cursor);
                 self.cursor = start;
             }
-            Key::Char(c) if !sanitize::is_unsafe(*c) && *c != '\n' => {
+            Key::Char(c) if *c == '\n' || !sanitize::is_unsafe(*c) => {
                 let c = if *c == '\t' { ' ' } else { *c };
                 self.chars.insert(self.cursor, c);
                 self.cursor += 1;
@@ -107,41 +181,86 @@ impl LineEditor {
             }
             Key::ArrowLeft => self.cursor = self.cursor.saturating_sub(1),
             Key::ArrowRight => self.cursor = (self.cursor + 1).min(self.chars.len()),
-            Key::Home => self.cursor = 0,
-            Key::End => self.cursor = self.chars.len(),
+            Key::Home => self.cursor = self.line_start(),
+            Key::End => self.cursor = self.line_end(),
             Key::Backspace | Key::Del => {}
             _ => return false,
         }
         true
     }
 
-    /// The text with a block cursor; the placeholder (dim) while empty.
-    pub fn spans(&self, paint: Paint, placeholder: Option<&str>, focused: bool) -> Vec<Span> {
-        let before: String = self.chars[..self.cursor].iter().collect();
-        let at: String = self
-            .chars
-            .get(self.cursor)
-            .map_or(" ".to_string(), |c| c.to_string());
-        let after: String = self
-            .chars
-            .get(self.cursor + 1..)
-            .unwrap_or(&[])
-            .iter()
-            .collect();
-        let mut spans = vec![Span::plain(&before)];
-        if focused {
-            spans.push(paint.reverse(&at));
-        } else if self.cursor < self.chars.len() {
-            spans.push(Span::plain(&at));
+    /// The text as rows of at most `width` columns, each line of the text
+    /// wrapped where it reaches the width, with a block cursor when
+    /// `focused`; the placeholder (dim) while empty.
+    pub fn rows(
+        &self,
+        paint: Paint,
+        placeholder: Option<&str>,
+        focused: bool,
+        width: usize,
+    ) -> EditorRows {
+        let width = width.max(2);
+        let mut rows: Vec<Line> = Vec::new();
+        let mut row: Line = Vec::new();
+        let mut run = String::new();
+        let mut used = 0;
+        let mut cursor_row = 0;
+        let flush = |row: &mut Line, run: &mut String| {
+            if !run.is_empty() {
+                row.push(Span::plain(run));
+                run.clear();
+            }
+        };
+        for (i, &c) in self.chars.iter().chain(std::iter::once(&' ')).enumerate() {
+            let end = i == self.chars.len();
+            let here = i == self.cursor;
+            let newline = c == '\n';
+            let w = if newline {
+                usize::from(here && focused)
+            } else {
+                UnicodeWidthChar::width(c).unwrap_or(0)
+            };
+            if used + w > width {
+                flush(&mut row, &mut run);
+                rows.push(std::mem::take(&mut row));
+                used = 0;
+            }
+            if here {
+                cursor_row = rows.len();
+            }
+            let shown = if newline { ' ' } else { c };
+            if here && focused {
+                flush(&mut row, &mut run);
+                row.push(paint.reverse(&shown.to_string()));
+            } else if !end && !newline {
+                run.push(shown);
+            }
+            used += w;
+            if newline {
+                flush(&mut row, &mut run);
+                rows.push(std::mem::take(&mut row));
+                used = 0;
+            }
         }
-        spans.push(Span::plain(&after));
+        flush(&mut row, &mut run);
         if self.chars.is_empty()
             && let Some(placeholder) = placeholder
         {
-            spans.push(paint.dim(placeholder));
+            row.push(paint.dim(placeholder));
         }
-        spans
+        rows.push(row);
+        EditorRows { rows, cursor_row }
     }
+
+    /// Whether the text holds more than one line.
+    pub fn is_multiline(&self) -> bool {
+        self.chars.contains(&'\n')
+    }
+}
+
+/// The keys of a text field (text questions and Other).
+fn field_hints(submit: Hint) -> Vec<Hint> {
+    vec![submit, Hint::new("Ctrl-J", "new line")]
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,7 +319,7 @@ impl<'q> Select<'q> {
             Key::PageUp => self.cursor = 0,
             Key::PageDown => self.cursor = n - 1,
             Key::Enter => return self.submit(),
-            // On the Other row every other key edits its text.
+            // On the Other row every other key edits its text (Ctrl-J: a new line).
             key if row == Row::Other => {
                 self.other.edit(&key);
             }
@@ -209,6 +328,8 @@ impl<'q> Select<'q> {
             Key::Home => self.cursor = 0,
             Key::End => self.cursor = n - 1,
             Key::Char('q') => return Step::Cancel,
+            // A terminal that sends LF for Enter still chooses.
+            Key::Char('\n') => return self.submit(),
             Key::Char(' ') if self.multi => self.toggle(),
             Key::Char(' ') => return self.submit(),
             Key::Char(c @ '1'..='9') => {
@@ -265,8 +386,12 @@ impl<'q> Select<'q> {
 
     fn body(&self, paint: Paint, width: usize) -> Body {
         let mut blocks = Vec::with_capacity(self.rows.len());
+        let mut cursor_block = 0;
         for (r, row) in self.rows.iter().enumerate() {
             let here = r == self.cursor;
+            if here {
+                cursor_block = blocks.len();
+            }
             let mut line: Line = vec![if here {
                 paint.accent("❯ ")
             } else {
@@ -317,16 +442,39 @@ impl<'q> Select<'q> {
                             paint.good("◉ ")
                         });
                     }
-                    if here {
-                        line.push(paint.accent("Other: "));
-                        line.extend(self.other.spans(paint, Some("type your answer"), true));
-                    } else if self.other.text().is_empty() {
+                    if !here && self.other.text().is_empty() {
                         line.push(Span::plain("Other…"));
+                        block.push(line);
                     } else {
-                        line.push(Span::plain("Other: "));
-                        line.extend(self.other.spans(paint, None, false));
+                        line.push(if here {
+                            paint.accent("Other: ")
+                        } else {
+                            Span::plain("Other: ")
+                        });
+                        // The field grows a row per line; each row is a block
+                        // of its own, so a tall answer scrolls to the cursor.
+                        let indent = text_width(&line.iter().map(Span::text).collect::<String>());
+                        let placeholder = here.then_some("type your answer");
+                        let field = self.other.rows(
+                            paint,
+                            placeholder,
+                            here,
+                            width.saturating_sub(indent + 1),
+                        );
+                        for (k, row) in field.rows.into_iter().enumerate() {
+                            let mut shown = if k == 0 {
+                                std::mem::take(&mut line)
+                            } else {
+                                vec![Span::plain(&" ".repeat(indent))]
+                            };
+                            shown.extend(row);
+                            if k == field.cursor_row && here {
+                                cursor_block = blocks.len();
+                            }
+                            blocks.push(vec![shown]);
+                        }
+                        continue;
                     }
-                    block.push(line);
                 }
                 Row::Skip => {
                     line.push(if here {
@@ -339,23 +487,41 @@ impl<'q> Select<'q> {
             }
             blocks.push(block);
         }
-        let keys = match (self.multi, self.rows[self.cursor] == Row::Other) {
-            (false, false) => "↑/↓ move · Enter choose · Esc cancel",
-            (true, false) => "↑/↓ move · Space toggle · Enter confirm · Esc cancel",
-            (_, true) => "type your answer · ↑/↓ move · Enter confirm · Esc cancel",
+        let digits = match self.question.options.len().min(9) {
+            1 => "1",
+            2 => "1-2",
+            3 => "1-3",
+            4 => "1-4",
+            5 => "1-5",
+            6 => "1-6",
+            7 => "1-7",
+            8 => "1-8",
+            _ => "1-9",
+        };
+        let hints = match (self.multi, self.rows[self.cursor] == Row::Other) {
+            (_, true) => {
+                let mut hints = field_hints(Hint::new("Enter", "confirm"));
+                hints.insert(0, Hint::new("↑/↓", "move"));
+                hints
+            }
+            (false, false) => vec![
+                Hint::new("↑/↓", "move"),
+                Hint::new(digits, "go to"),
+                Hint::new("Enter", "choose"),
+            ],
+            (true, false) => vec![
+                Hint::new("↑/↓", "move"),
+                Hint::new("Space", "toggle"),
+                Hint::new(digits, "toggle"),
+                Hint::new("Enter", "confirm"),
+            ],
         };
         Body {
             blocks,
-            cursor_block: self.cursor,
-            hint: hint(paint, self.warning, keys),
+            cursor_block,
+            hints,
+            warning: self.warning,
         }
-    }
-}
-
-fn hint(paint: Paint, warning: Option<&str>, keys: &str) -> Line {
-    match warning {
-        Some(warning) => vec![Span::plain("  "), paint.warn(warning)],
-        None => vec![Span::plain("  "), paint.dim(keys)],
     }
 }
 
@@ -383,9 +549,20 @@ impl<'q> TextInput<'q> {
 
     fn handle(&mut self, key: Key) -> Step {
         self.warning = None;
-        if key != Key::Enter {
-            self.editor.edit(&key);
-            return Step::Continue;
+        match key {
+            Key::Enter => {}
+            Key::ArrowUp => {
+                self.editor.move_line(true);
+                return Step::Continue;
+            }
+            Key::ArrowDown => {
+                self.editor.move_line(false);
+                return Step::Continue;
+            }
+            key => {
+                self.editor.edit(&key);
+                return Step::Continue;
+            }
         }
         let text = self.editor.text();
         if !text.is_empty() {
@@ -401,22 +578,43 @@ impl<'q> TextInput<'q> {
         Step::Continue
     }
 
-    fn body(&self, paint: Paint) -> Body {
+    fn body(&self, paint: Paint, width: usize) -> Body {
         let placeholder = self.question.placeholder.as_deref().or(self.default_text());
-        let mut line = vec![paint.accent("› ")];
-        line.extend(self.editor.spans(paint, placeholder, true));
-        let keys = match (self.default_text(), self.question.required) {
+        // Each row of the field is a block, so a tall answer scrolls to the cursor.
+        let field = self
+            .editor
+            .rows(paint, placeholder, true, width.saturating_sub(3));
+        let blocks = field
+            .rows
+            .into_iter()
+            .enumerate()
+            .map(|(k, row)| {
+                let mut line = vec![if k == 0 {
+                    paint.accent("› ")
+                } else {
+                    Span::plain("  ")
+                }];
+                line.extend(row);
+                vec![line]
+            })
+            .collect();
+        let submit = match (self.default_text(), self.question.required) {
             (Some(default), _) => format!(
-                "Enter submit (empty keeps the default: {}) · Esc cancel",
+                "submit (empty keeps the default: {})",
                 crate::text::fold_line(default)
             ),
-            (None, false) => "Enter submit (empty skips) · Esc cancel".to_string(),
-            (None, true) => "Enter submit · Esc cancel".to_string(),
+            (None, false) => "submit (empty skips)".to_string(),
+            (None, true) => "submit".to_string(),
         };
+        let mut hints = field_hints(Hint::new("Enter", submit));
+        if self.editor.is_multiline() {
+            hints.push(Hint::new("↑/↓", "line"));
+        }
         Body {
-            blocks: vec![vec![line]],
-            cursor_block: 0,
-            hint: hint(paint, self.warning, &keys),
+            blocks,
+            cursor_block: field.cursor_row,
+            hints,
+            warning: self.warning,
         }
     }
 }
@@ -465,23 +663,26 @@ impl<'q> Confirm<'q> {
     }
 
     fn body(&self, paint: Paint) -> Body {
+        // The choice is marked with ❯ as well as inverse video, so it shows
+        // without colour and on any background.
         let choice = |label: &str, on: bool| {
             if on {
-                paint.reverse(&format!(" {label} "))
+                vec![paint.accent("❯ "), paint.reverse(label), Span::plain("  ")]
             } else {
-                Span::plain(&format!(" {label} "))
+                vec![Span::plain("  "), Span::plain(label), Span::plain("  ")]
             }
         };
-        let line = vec![
-            paint.accent("› "),
-            choice("Yes", self.selected == Some(true)),
-            Span::plain(" / "),
-            choice("No", self.selected == Some(false)),
-        ];
+        let mut line = choice("Yes", self.selected == Some(true));
+        line.extend(choice("No", self.selected == Some(false)));
         Body {
             blocks: vec![vec![line]],
             cursor_block: 0,
-            hint: hint(paint, self.warning, "y/n · ←/→ then Enter · Esc cancel"),
+            hints: vec![
+                Hint::new("y/n", "answer"),
+                Hint::new("←/→", "move"),
+                Hint::new("Enter", "confirm"),
+            ],
+            warning: self.warning,
         }
     }
 }
