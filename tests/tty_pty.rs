@@ -2,17 +2,15 @@
 //! arrives on a pipe, the answer leaves on stdout (a file), and the pty is the
 //! controlling terminal the questions are asked on. After every exit path a
 //! shell in the same pty checks that the terminal settings are back
-//! (`stty -g` before and after) and the cursor was shown again.
+//! (`stty -g` before and after) and the cursor was shown again. The harness
+//! is tests/common/pty.rs.
 
-use std::path::PathBuf;
+mod common;
+
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use rexpect::session::PtySession;
-use serde_json::Value;
+use common::pty::{assert_unanswered, start, start_mcp_tty};
 
-const BIN: &str = env!("CARGO_BIN_EXE_ask_user");
-const SHOW_CURSOR: &str = "\x1b[?25h";
 const DOWN: &str = "\x1b[B";
 const UP: &str = "\x1b[A";
 const ESC: &str = "\x1b";
@@ -22,198 +20,6 @@ const DATABASE: &str = r#"{"question":"Which database?","options":[
   {"label":"PostgreSQL","description":"relational, mature","recommended":true},
   {"label":"SQLite","description":"embedded, single file"},
   {"label":"Redis"}]}"#;
-
-/// One run of `ask_user ask` in a pty, under a shell that reports afterwards.
-struct Run {
-    session: PtySession,
-    out: PathBuf,
-    /// Everything the pty showed so far, byte for byte.
-    transcript: Vec<u8>,
-}
-
-struct Finished {
-    code: i32,
-    document: Value,
-    /// The pty's bytes from the start until the exit code was printed.
-    screen: Vec<u8>,
-    restored: bool,
-    modes: String,
-}
-
-impl Finished {
-    fn screen_text(&self) -> String {
-        String::from_utf8_lossy(&self.screen).into_owned()
-    }
-
-    fn assert_terminal_restored(&self) {
-        assert!(
-            self.restored,
-            "terminal settings changed: {}; screen: {:?}",
-            self.modes,
-            self.screen_text()
-        );
-        assert!(
-            self.modes.split(' ').any(|m| m == "icanon") && self.modes.contains("isig"),
-            "cooked mode not back: {}",
-            self.modes
-        );
-        assert!(
-            self.screen_text().contains(SHOW_CURSOR),
-            "the cursor was not shown again: {:?}",
-            self.screen_text()
-        );
-    }
-
-    fn answers(&self) -> &Vec<Value> {
-        self.document["answers"].as_array().expect("answers array")
-    }
-}
-
-/// A fresh folder for one run's files.
-fn run_dir() -> PathBuf {
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "pty-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn start(input: &str, args: &[&str]) -> Run {
-    let dir = run_dir();
-    let input_path = dir.join("input.json");
-    std::fs::write(&input_path, input).unwrap();
-    let out = dir.join("out.json");
-    // stdin is a pipe (cat), stdout a file; the pty is stderr and /dev/tty.
-    let command = r#"input=$1 bin=$2 out=$3
-shift 3
-tty > "$out.tty"
-cat "$input" | "$bin" ask "$@" > "$out""#;
-    let mut cmd = reporting_shell(command);
-    cmd.arg(&input_path).arg(BIN).arg(&out).args(args);
-    spawn(cmd, out)
-}
-
-/// A shell that runs `command` (its arguments in "$@") in a window of 100
-/// columns, then reports the exit code, whether `stty -g` is unchanged, and
-/// the terminal modes that matter.
-fn reporting_shell(command: &str) -> Command {
-    let script = format!(
-        r#"
-stty cols 100 rows 30
-before=$(stty -g)
-{command}
-echo "rc=$?;"
-after=$(stty -g)
-if [ "$before" = "$after" ]; then echo "tty=restored;"; else echo "tty=changed;"; fi
-echo "modes=$(stty -a | tr ' ;' '\n\n' | grep -E '^-?(icanon|echo|isig)$' | tr '\n' ' ');"
-"#
-    );
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c").arg(script).arg("sh").env_remove("NO_COLOR");
-    cmd
-}
-
-fn spawn(cmd: Command, out: PathBuf) -> Run {
-    let session = rexpect::session::spawn_command(cmd, Some(10_000)).expect("spawn in a pty");
-    Run {
-        session,
-        out,
-        transcript: Vec::new(),
-    }
-}
-
-/// `ask_user mcp --fallback tty` in a pty, driven over its stdio by
-/// tests/tty/mcp_driver.py (`answer` or `cancel`); the pty is the terminal
-/// the form is drawn on. The "document" is the driver's report.
-fn start_mcp_tty(mode: &str) -> (Run, PathBuf) {
-    let dir = run_dir();
-    let out = dir.join("out.json");
-    let marker = dir.join("form-seen");
-    let mut cmd = reporting_shell(r#"python3 "$@""#);
-    cmd.arg(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/tty/mcp_driver.py"
-    ))
-    .arg(BIN)
-    .arg(&out)
-    .arg(&marker)
-    .arg(mode);
-    (spawn(cmd, out), marker)
-}
-
-impl Run {
-    /// Waits until `needle` (ASCII) is on screen.
-    fn expect(&mut self, needle: &str) -> &mut Self {
-        match self.session.exp_string(needle) {
-            Ok(before) => {
-                self.record(&before);
-                self.record(needle);
-            }
-            Err(e) => panic!(
-                "{needle:?} never appeared ({e}); screen: {:?}",
-                String::from_utf8_lossy(&self.transcript)
-            ),
-        }
-        self
-    }
-
-    /// rexpect hands back each byte as one char.
-    fn record(&mut self, text: &str) {
-        self.transcript.extend(text.chars().map(|c| c as u32 as u8));
-    }
-
-    /// Sends keys as one write (an escape sequence must arrive whole).
-    fn keys(&mut self, keys: &str) -> &mut Self {
-        self.session.send(keys).unwrap();
-        self.session.flush().unwrap();
-        self
-    }
-
-    fn finish(&mut self) -> Finished {
-        let (before, matched) = self.session.exp_regex(r"rc=\d+;").unwrap_or_else(|e| {
-            panic!(
-                "no exit ({e}); screen: {:?}",
-                String::from_utf8_lossy(&self.transcript)
-            )
-        });
-        self.record(&before);
-        let code = matched[3..matched.len() - 1].parse().unwrap();
-        let screen = self.transcript.clone();
-        let (_, restored) = self.session.exp_regex(r"tty=\w+;").unwrap();
-        let (_, modes) = self.session.exp_regex(r"modes=[^;]*;").unwrap();
-        self.session.exp_eof().unwrap();
-        let text = std::fs::read_to_string(&self.out).unwrap();
-        assert!(
-            text.ends_with('\n') && text.matches('\n').count() == 1,
-            "one line: {text:?}"
-        );
-        Finished {
-            code,
-            document: serde_json::from_str(&text).unwrap(),
-            screen,
-            restored: restored == "tty=restored;",
-            modes: modes.to_string(),
-        }
-    }
-}
-
-fn assert_unanswered(done: &Finished, code: i32, flag: &str) {
-    assert_eq!(done.code, code, "{}", done.document);
-    assert_eq!(done.document["status"], "ok");
-    assert_eq!(done.document["answered"], false);
-    assert_eq!(done.document[flag], true);
-    let other = if flag == "cancelled" {
-        "timedOut"
-    } else {
-        "cancelled"
-    };
-    assert_eq!(done.document[other], false);
-    assert_eq!(done.answers().len(), 0, "{}", done.document);
-    done.assert_terminal_restored();
-}
 
 #[test]
 fn arrow_down_and_enter_choose_an_option() {

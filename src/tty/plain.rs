@@ -148,6 +148,12 @@ impl LineChannel {
         let n = unsafe { libc::read(self.input, buffer.as_mut_ptr().cast(), buffer.len()) };
         match n {
             0 => self.ended = true,
+            // In canonical mode a read ends with a newline unless Ctrl-D
+            // sent a half line: that, too, ends the input (and drops it).
+            n if n > 0 && self.terminal.is_some() && buffer[n.unsigned_abs() - 1] != b'\n' => {
+                self.pending.clear();
+                self.ended = true;
+            }
             n if n > 0 => self.pending.extend_from_slice(&buffer[..n.unsigned_abs()]),
             _ => {
                 let err = io::Error::last_os_error();

@@ -9,6 +9,7 @@ pub mod clients;
 pub mod harness;
 pub mod page;
 pub mod process;
+pub mod pty;
 
 use assert_cmd::Command;
 use serde_json::Value;

@@ -1,0 +1,338 @@
+//! Plain mode (`ask --ui plain`, `ASK_USER_UI=plain`, `TERM=dumb`) in a real
+//! pseudo-terminal: each question printed once as lines, a typed line read
+//! by the reply rules of `answer`, and not one escape byte written, on any
+//! path. Then without a terminal, on a plain pipe pair (stdin and stderr).
+
+mod common;
+
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+
+use common::BIN;
+use common::pty::{Ask, Finished, Run};
+
+const DATABASE: &str = r#"{"question":"Which database?","options":[
+  {"label":"PostgreSQL","description":"relational, mature","recommended":true},
+  {"label":"SQLite","description":"embedded, single file"},
+  {"label":"Redis"}]}"#;
+
+/// What plain mode prints for DATABASE, exactly (README, "Screen readers").
+const DATABASE_HEARD: &str = "Which database?
+1. PostgreSQL (recommended)
+   relational, mature
+2. SQLite
+   embedded, single file
+3. Redis
+Type a number from 1 to 3 or an option's name, then press Enter. Enter alone chooses PostgreSQL.
+Answer: ";
+
+fn plain(input: &str) -> Run {
+    Ask::new(input).args(&["--ui", "plain"]).start()
+}
+
+/// The pty's text with the terminal's CR LF as LF.
+fn heard(done: &Finished) -> String {
+    done.screen_text().replace("\r\n", "\n")
+}
+
+fn assert_no_escape_byte(done: &Finished) {
+    assert!(
+        !done.screen.contains(&0x1b) && !done.screen_text().contains('\u{9b}'),
+        "an escape byte reached the terminal: {:?}",
+        done.screen_text()
+    );
+    done.assert_settings_restored();
+}
+
+#[test]
+fn plain_mode_prints_the_question_once_and_takes_a_number() {
+    let mut run = plain(DATABASE);
+    run.expect("Answer: ").keys("2\r");
+    let done = run.finish();
+    assert_eq!(done.code, 0, "{}", done.document);
+    assert_eq!(
+        done.answers()[0],
+        serde_json::json!({"questionId":"q1","values":["SQLite"],"optionIds":["2"]})
+    );
+    let text = heard(&done);
+    assert!(
+        text.starts_with(&format!("{DATABASE_HEARD}2\n")),
+        "{text:?}"
+    );
+    assert_eq!(
+        text.matches("Which database?").count(),
+        2,
+        "asked once, then summarized: {text:?}"
+    );
+    assert!(text.contains("✓ Which database?: SQLite"), "{text:?}");
+    assert_no_escape_byte(&done);
+}
+
+#[test]
+fn plain_mode_takes_a_label_in_any_case_and_enter_alone_as_said() {
+    let mut run = plain(DATABASE);
+    run.expect("Answer: ").keys("redis\r");
+    let done = run.finish();
+    assert_eq!(done.answers()[0]["values"][0], "Redis");
+    assert_no_escape_byte(&done);
+
+    let mut run = plain(DATABASE);
+    run.expect("Answer: ").keys("\r");
+    let done = run.finish();
+    assert_eq!(done.answers()[0]["values"][0], "PostgreSQL");
+    assert_no_escape_byte(&done);
+}
+
+#[test]
+fn an_invalid_reply_is_asked_again() {
+    let mut run = plain(DATABASE);
+    run.expect("Answer: ")
+        .keys("7\r")
+        .expect("\"7\" does not answer this question. Type a number from 1 to 3")
+        .expect("Answer: ")
+        .keys("#3\r");
+    let done = run.finish();
+    assert_eq!(done.code, 0);
+    assert_eq!(done.answers()[0]["optionIds"][0], "3");
+    let text = heard(&done);
+    assert!(
+        text.contains(
+            "Answer: 7\n\"7\" does not answer this question. Type a number from 1 to 3 or an option's name, \
+             then press Enter. Enter alone chooses PostgreSQL.\nAnswer: #3\n"
+        ),
+        "{text:?}"
+    );
+    assert_no_escape_byte(&done);
+}
+
+#[test]
+fn ctrl_c_and_ctrl_d_cancel() {
+    for key in ["\x03", "\x04"] {
+        let mut run = plain(DATABASE);
+        // Half a line typed: it must not reach the shell afterwards.
+        run.expect("Answer: ").keys("Post").expect("Post").keys(key);
+        let done = run.finish();
+        assert_unanswered_plain(&done, 130, "cancelled");
+        assert!(
+            done.screen_text().contains("✗ Cancelled"),
+            "{:?}",
+            done.screen_text()
+        );
+    }
+}
+
+#[test]
+fn ctrl_d_on_an_empty_line_cancels() {
+    let mut run = plain(DATABASE);
+    run.expect("Answer: ").keys("\x04");
+    assert_unanswered_plain(&run.finish(), 130, "cancelled");
+}
+
+#[test]
+fn plain_mode_times_out_without_picking_the_default() {
+    let mut run = Ask::new(DATABASE)
+        .args(&["--ui", "plain", "--timeout", "0.5"])
+        .start();
+    run.expect("Answer: ");
+    let done = run.finish();
+    assert_unanswered_plain(&done, 124, "timedOut");
+    assert!(
+        done.screen_text().contains("✗ Timed out"),
+        "{:?}",
+        done.screen_text()
+    );
+}
+
+fn assert_unanswered_plain(done: &Finished, code: i32, flag: &str) {
+    assert_eq!(done.code, code, "{}", done.document);
+    assert_eq!(done.document["answered"], false);
+    assert_eq!(done.document[flag], true);
+    assert_eq!(done.answers().len(), 0);
+    assert_no_escape_byte(done);
+}
+
+#[test]
+fn several_questions_in_turn() {
+    let input = r#"{"title":"Project setup","context":"for the new service","questions":[
+        {"question":"Which database?","header":"Database","options":["PostgreSQL","SQLite"]},
+        {"question":"Features?","multiSelect":true,"options":["Auth","Cache","Search"]},
+        {"question":"Proceed?","type":"confirm","default":"yes"},
+        {"id":"name","question":"Name?","type":"text","placeholder":"my-app"}]}"#;
+    let mut run = plain(input);
+    run.expect("Question 1 of 4: Database")
+        .expect("Answer: ")
+        .keys("sqlite\r")
+        .expect("Question 2 of 4")
+        .expect("Answer: ")
+        .keys("1 and 3\r")
+        .expect("Enter alone answers yes.")
+        .expect("Answer: ")
+        .keys("\r")
+        .expect("Question 4 of 4")
+        .expect("Answer: ")
+        .keys("\r")
+        .expect("An answer is needed.")
+        .expect("Answer: ")
+        .keys("demo app\r");
+    let done = run.finish();
+    assert_eq!(done.code, 0, "{}", done.document);
+    assert_eq!(
+        done.document["answers"],
+        serde_json::json!([
+            {"questionId":"q1","values":["SQLite"],"optionIds":["2"]},
+            {"questionId":"q2","values":["Auth","Search"],"optionIds":["1","3"]},
+            {"questionId":"q3","values":["yes"]},
+            {"questionId":"name","values":["demo app"]}])
+    );
+    let text = heard(&done);
+    assert!(
+        text.starts_with(
+            "Project setup\nfor the new service\n\nQuestion 1 of 4: Database\nWhich database?\n"
+        ),
+        "{text:?}"
+    );
+    assert_no_escape_byte(&done);
+}
+
+#[test]
+fn ask_user_ui_and_a_dumb_terminal_choose_plain_mode() {
+    for (name, value) in [("ASK_USER_UI", "plain"), ("TERM", "dumb")] {
+        let mut run = Ask::new(DATABASE).env(name, value).start();
+        run.expect("Answer: ").keys("1\r");
+        let done = run.finish();
+        assert_eq!(done.code, 0, "{name}={value}: {}", done.document);
+        assert!(heard(&done).starts_with(DATABASE_HEARD), "{name}={value}");
+        assert_no_escape_byte(&done);
+    }
+    // --ui wins over the environment.
+    let mut run = Ask::new(DATABASE)
+        .env("ASK_USER_UI", "plain")
+        .args(&["--ui", "tty"])
+        .start();
+    run.expect("Redis").keys("\r");
+    let done = run.finish();
+    assert!(
+        done.screen.contains(&0x1b),
+        "the full UI draws with escapes"
+    );
+    done.assert_terminal_restored();
+}
+
+#[test]
+fn an_unknown_ask_user_ui_is_a_usage_error() {
+    let out = Command::new(BIN)
+        .args(["ask", "--reply", "1"])
+        .env("ASK_USER_UI", "fancy")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: ASK_USER_UI must be tty, plain or web, not \"fancy\"\n"
+    );
+}
+
+/// `ask --ui plain` in a new session: no controlling terminal at all.
+fn without_tty(args: &[&str]) -> Command {
+    let mut command = Command::new(BIN);
+    command
+        .args(args)
+        .env_remove("ASK_USER_UI")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: setsid is async-signal-safe; it detaches the child from any terminal.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command
+}
+
+fn run_without_tty(args: &[&str], stdin: &[u8]) -> (i32, serde_json::Value, Vec<u8>) {
+    let mut child = without_tty(args).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let mut stderr = Vec::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_end(&mut stderr)
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let document = serde_json::from_slice(&out.stdout).unwrap();
+    (out.status.code().unwrap(), document, stderr)
+}
+
+#[test]
+fn on_a_pipe_pair_plain_mode_reads_stdin_and_writes_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("q.json");
+    std::fs::write(&file, DATABASE).unwrap();
+    let file = file.to_str().unwrap();
+
+    let (code, document, stderr) =
+        run_without_tty(&["ask", "--ui", "plain", file], b"nope\nsqlite\n");
+    assert_eq!(code, 0, "{document}");
+    assert_eq!(document["answers"][0]["values"][0], "SQLite");
+    let text = String::from_utf8_lossy(&stderr);
+    assert!(text.starts_with(DATABASE_HEARD), "{text:?}");
+    assert!(
+        text.contains("\"nope\" does not answer this question."),
+        "{text:?}"
+    );
+    assert!(!stderr.contains(&0x1b), "{text:?}");
+
+    // The end of the input cancels; a last line without a newline still counts.
+    let (code, document, _) = run_without_tty(&["ask", "--ui", "plain", file], b"");
+    assert_eq!(code, 130, "{document}");
+    assert_eq!(document["cancelled"], true);
+    let (code, document, _) = run_without_tty(&["ask", "--ui", "plain", file], b"3");
+    assert_eq!(code, 0, "{document}");
+    assert_eq!(document["answers"][0]["values"][0], "Redis");
+}
+
+#[test]
+fn without_a_terminal_plain_mode_needs_stdin_free_for_the_replies() {
+    let (code, document, stderr) = run_without_tty(&["ask", "--ui", "plain"], DATABASE.as_bytes());
+    assert_eq!(code, 1, "{document}");
+    assert_eq!(document["status"], "error");
+    assert_eq!(document["error"]["code"], "NO_TTY");
+    let message = document["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("ask needs a terminal to ask on, and there is none"),
+        "{message}"
+    );
+    assert!(
+        stderr.is_empty(),
+        "nothing asked: {:?}",
+        String::from_utf8_lossy(&stderr)
+    );
+}
+
+#[test]
+fn the_terminal_is_left_as_found_after_every_plain_exit() {
+    // A hostile label cannot smuggle an escape in either.
+    let input = serde_json::json!({
+        "question": "Pick \u{1b}[2J one",
+        "options": [{"label": "safe\u{1b}]0;pwned\u{7}", "description": "d\u{9b}2J"}, "b"]
+    })
+    .to_string();
+    let mut run = plain(&input);
+    run.expect("Answer: ").keys("1\r");
+    let done = run.finish();
+    assert_eq!(done.code, 0);
+    assert!(
+        heard(&done).starts_with("Pick  one\n1. safe\n   d\n2. b\n"),
+        "{:?}",
+        heard(&done)
+    );
+    assert_no_escape_byte(&done);
+}
