@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # For the terminal tests (tests/tty_screen.rs): Python's pyte (pinned), the
-# terminal emulator that tests/tty/screen.py feeds the raw pty bytes to.
-# Idempotent: does nothing when the pinned versions are there.
+# terminal emulator that tests/tty/screen.py feeds the raw pty bytes to, and
+# Debian's tmux, a terminal that reflows its lines on a resize.
+# Idempotent: installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux >/dev/null; }
 requirements=tests/tty/requirements.txt
 if python3 - "$requirements" <<'PY' 2>/dev/null; then exit 0; fi
 import importlib.metadata, sys
