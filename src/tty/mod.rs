@@ -384,4 +384,89 @@ mod tests {
                 .all(|l| render::text_width(&crate::sanitize::for_terminal(l)) < 40)
         );
     }
+
+    fn texts(lines: &[Line]) -> Vec<String> {
+        lines
+            .iter()
+            .map(|l| l.iter().map(Span::text).collect())
+            .collect()
+    }
+
+    #[test]
+    fn hints_wrap_onto_rows_and_a_warning_stands_in_for_them() {
+        let paint = Paint { color: false };
+        let mut body = Body {
+            blocks: Vec::new(),
+            cursor_block: 0,
+            hints: vec![
+                Hint::new("↑/↓", "move"),
+                Hint::new("Enter", "choose"),
+                Hint::new("Esc", "cancel"),
+            ],
+            warning: None,
+        };
+        assert_eq!(
+            texts(&hint_rows(&body, paint, 80)),
+            ["  ↑/↓ move · Enter choose · Esc cancel"]
+        );
+        assert_eq!(
+            texts(&hint_rows(&body, paint, 26)),
+            ["  ↑/↓ move · Enter choose", "  Esc cancel"]
+        );
+        assert_eq!(
+            texts(&hint_rows(&body, paint, 24)),
+            ["  ↑/↓ move", "  Enter choose", "  Esc cancel"]
+        );
+        body.warning = Some("Press y or n");
+        assert_eq!(texts(&hint_rows(&body, paint, 80)), ["  Press y or n"]);
+    }
+
+    fn line(text: &str) -> Line {
+        vec![Span::plain(text)]
+    }
+
+    #[test]
+    fn the_trail_gets_what_the_question_leaves_newest_first() {
+        let trail = vec![line("t1"), line("t2"), line("t3")];
+        let body = || Body {
+            blocks: vec![vec![line("o1")], vec![line("o2")]],
+            cursor_block: 0,
+            hints: Vec::new(),
+            warning: None,
+        };
+        let hint = vec![line("h")];
+        let fitted = |max| {
+            texts(&fit_height(
+                trail.clone(),
+                vec![line("q")],
+                body(),
+                hint.clone(),
+                max,
+            ))
+        };
+        assert_eq!(fitted(7), ["t1", "t2", "t3", "q", "o1", "o2", "h"]);
+        assert_eq!(fitted(6), ["t2", "t3", "q", "o1", "o2", "h"]);
+        assert_eq!(fitted(4), ["q", "o1", "o2", "h"]);
+        // The list gets at least half of what is left.
+        assert_eq!(fitted(3), ["q", "o1", "h"]);
+    }
+
+    #[test]
+    fn the_trail_line_names_the_header_or_the_shortened_question() {
+        let p = prompt(&format!(
+            r#"{{"questions":[{{"question":"x","header":"Db","options":["a","b"]}},
+              {{"question":"{}","type":"text","required":false}}]}}"#,
+            "long ".repeat(20)
+        ));
+        let choice = Choice::Options {
+            indices: vec![1],
+            other: Some("c\nd".into()),
+        };
+        let answer = choice.into_answer(&p.questions[0]);
+        assert_eq!(trail_line(&p.questions[0], &answer), "✓ Db: b, c d");
+        let skipped = Choice::Skipped.into_answer(&p.questions[1]);
+        let line = trail_line(&p.questions[1], &skipped);
+        assert!(line.ends_with("…: (skipped)"), "{line}");
+        assert_eq!(line.chars().count(), 2 + 60 + 11);
+    }
 }

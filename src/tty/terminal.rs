@@ -455,3 +455,28 @@ extern "C" fn on_fatal_signal(signal: libc::c_int) {
         libc::raise(signal);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_above_count_each_old_row_as_it_wraps_at_the_new_width() {
+        assert_eq!(rows_above_cursor(&[], 80), 0);
+        assert_eq!(rows_above_cursor(&[70], 40), 0, "the cursor's own row");
+        assert_eq!(rows_above_cursor(&[10, 0, 79, 5], 80), 3);
+        // 79 → 2 rows, 40 → 1, 41 → 2, 0 → 1 at 40 columns.
+        assert_eq!(rows_above_cursor(&[79, 40, 41, 0, 99], 40), 6);
+        assert_eq!(
+            rows_above_cursor(&[5, 5], 0),
+            5,
+            "a zero width counts as one"
+        );
+    }
+
+    #[test]
+    fn visible_width_skips_styles() {
+        assert_eq!(visible_width("\x1b[1;36m❯ \x1b[0mab文"), 6);
+        assert_eq!(visible_width("plain"), 5);
+    }
+}

@@ -25,14 +25,14 @@ pub enum Step {
 /// a new key is one more `Hint` in one place.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hint {
-    pub keys: &'static str,
+    pub keys: String,
     pub action: String,
 }
 
 impl Hint {
-    pub fn new(keys: &'static str, action: impl Into<String>) -> Self {
+    pub fn new(keys: impl Into<String>, action: impl Into<String>) -> Self {
         Hint {
-            keys,
+            keys: keys.into(),
             action: action.into(),
         }
     }
@@ -260,7 +260,11 @@ impl LineEditor {
 
 /// The keys of a text field (text questions and Other).
 fn field_hints(submit: Hint) -> Vec<Hint> {
-    vec![submit, Hint::new("Ctrl-J", "new line")]
+    vec![
+        submit,
+        Hint::new("Ctrl-J", "new line"),
+        Hint::new("Ctrl-U/Ctrl-W", "delete line/word"),
+    ]
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -487,17 +491,8 @@ impl<'q> Select<'q> {
             }
             blocks.push(block);
         }
-        let digits = match self.question.options.len().min(9) {
-            1 => "1",
-            2 => "1-2",
-            3 => "1-3",
-            4 => "1-4",
-            5 => "1-5",
-            6 => "1-6",
-            7 => "1-7",
-            8 => "1-8",
-            _ => "1-9",
-        };
+        // Options have at least 2; the digit keys reach the first 9.
+        let digits = format!("1-{}", self.question.options.len().min(9));
         let hints = match (self.multi, self.rows[self.cursor] == Row::Other) {
             (_, true) => {
                 let mut hints = field_hints(Hint::new("Enter", "confirm"));
@@ -506,13 +501,15 @@ impl<'q> Select<'q> {
             }
             (false, false) => vec![
                 Hint::new("↑/↓", "move"),
-                Hint::new(digits, "go to"),
+                Hint::new(&digits, "go to"),
+                Hint::new("Home/End", "first/last"),
                 Hint::new("Enter", "choose"),
             ],
             (true, false) => vec![
                 Hint::new("↑/↓", "move"),
                 Hint::new("Space", "toggle"),
-                Hint::new(digits, "toggle"),
+                Hint::new(&digits, "toggle"),
+                Hint::new("Home/End", "first/last"),
                 Hint::new("Enter", "confirm"),
             ],
         };
@@ -812,5 +809,156 @@ mod tests {
             run(&q, vec![Key::Char('Y')]),
             Step::Done(Choice::Confirm(true))
         );
+    }
+
+    fn keys_of(body: &Body) -> Vec<String> {
+        body.hints
+            .iter()
+            .map(|h| format!("{} {}", h.keys, h.action))
+            .collect()
+    }
+
+    #[test]
+    fn every_widget_lists_its_keys() {
+        let paint = Paint { color: false };
+        let select = question(r#"{"question":"x","options":["a","b","c"],"allow_other":true}"#);
+        let mut widget = Widget::new(&select);
+        assert_eq!(
+            keys_of(&widget.body(paint, 80)),
+            [
+                "↑/↓ move",
+                "1-3 go to",
+                "Home/End first/last",
+                "Enter choose"
+            ]
+        );
+        widget.handle(Key::ArrowUp);
+        assert_eq!(
+            keys_of(&widget.body(paint, 80)),
+            [
+                "↑/↓ move",
+                "Enter confirm",
+                "Ctrl-J new line",
+                "Ctrl-U/Ctrl-W delete line/word"
+            ]
+        );
+        let multi = question(r#"{"question":"x","multi_select":true,"options":["a","b"]}"#);
+        assert_eq!(
+            keys_of(&Widget::new(&multi).body(paint, 80)),
+            [
+                "↑/↓ move",
+                "Space toggle",
+                "1-2 toggle",
+                "Home/End first/last",
+                "Enter confirm"
+            ]
+        );
+        let text = question(r#"{"prompt":"x","type":"text","default":"d"}"#);
+        let mut widget = Widget::new(&text);
+        assert_eq!(
+            keys_of(&widget.body(paint, 80))[0],
+            "Enter submit (empty keeps the default: d)"
+        );
+        widget.handle(Key::Char('\n'));
+        assert!(keys_of(&widget.body(paint, 80)).contains(&"↑/↓ line".to_string()));
+        let confirm = question(r#"{"prompt":"x","type":"confirm"}"#);
+        assert_eq!(
+            keys_of(&Widget::new(&confirm).body(paint, 80)),
+            ["y/n answer", "←/→ move", "Enter confirm"]
+        );
+    }
+
+    fn typed(editor: &mut LineEditor, keys: &[Key]) {
+        for key in keys {
+            editor.edit(key);
+        }
+    }
+
+    fn chars(text: &str) -> Vec<Key> {
+        text.chars().map(Key::Char).collect()
+    }
+
+    #[test]
+    fn the_editor_holds_lines_and_edits_within_them() {
+        let mut editor = LineEditor::default();
+        typed(&mut editor, &chars("one two\nthree four"));
+        assert!(editor.is_multiline());
+        // Ctrl-W stops at the line break; Ctrl-U clears to the line's start.
+        typed(&mut editor, &[Key::Char('\u{17}')]);
+        assert_eq!(editor.text(), "one two\nthree");
+        typed(&mut editor, &[Key::Char('\u{17}'), Key::Char('\u{17}')]);
+        assert_eq!(editor.text(), "one two");
+        typed(&mut editor, &chars("ab"));
+        typed(&mut editor, &[Key::Char('\u{15}')]);
+        assert_eq!(editor.text(), "one two");
+        assert_eq!(editor.cursor, 8);
+        // Home and End go to the ends of the current line.
+        typed(&mut editor, &chars("xyz"));
+        typed(&mut editor, &[Key::Home, Key::Char('>')]);
+        assert_eq!(editor.text(), "one two\n>xyz");
+        typed(&mut editor, &[Key::End, Key::Char('<')]);
+        assert_eq!(editor.text(), "one two\n>xyz<");
+        // Up and down keep the column where they can.
+        editor.move_line(true);
+        assert_eq!(editor.cursor, 5);
+        editor.move_line(true);
+        assert_eq!(editor.cursor, 5, "no line above");
+        editor.move_line(false);
+        assert_eq!(editor.cursor, 13);
+        editor.move_line(false);
+        assert_eq!(editor.cursor, 13, "no line below");
+        typed(
+            &mut editor,
+            &[Key::ArrowLeft, Key::ArrowLeft, Key::ArrowLeft],
+        );
+        editor.move_line(true);
+        assert_eq!(editor.cursor, 2);
+        // A tab is a space; other controls are not text.
+        typed(&mut editor, &[Key::Char('\t'), Key::Char('\u{7}')]);
+        assert_eq!(editor.text(), "on e two\n>xyz<");
+    }
+
+    fn row_text(row: &Line) -> String {
+        row.iter().map(Span::text).collect()
+    }
+
+    #[test]
+    fn the_editor_wraps_its_lines_and_finds_the_cursor_row() {
+        let paint = Paint { color: false };
+        let mut editor = LineEditor::default();
+        typed(&mut editor, &chars("abcdefgh\nij"));
+        let drawn = editor.rows(paint, None, true, 5);
+        let rows: Vec<String> = drawn.rows.iter().map(row_text).collect();
+        assert_eq!(rows, ["abcde", "fgh", "ij "]);
+        assert_eq!(drawn.cursor_row, 2);
+        typed(&mut editor, &[Key::ArrowUp]);
+        editor.move_line(true);
+        assert_eq!(editor.rows(paint, None, true, 5).cursor_row, 0);
+        // Unfocused: no cursor block; empty: the placeholder.
+        let rows: Vec<String> = editor
+            .rows(paint, None, false, 20)
+            .rows
+            .iter()
+            .map(row_text)
+            .collect();
+        assert_eq!(rows, ["abcdefgh", "ij"]);
+        let empty = LineEditor::default().rows(paint, Some("type"), true, 20);
+        assert_eq!(row_text(&empty.rows[0]), " type");
+    }
+
+    #[test]
+    fn a_newline_key_chooses_in_a_list_and_breaks_a_line_in_text() {
+        let q = question(r#"{"question":"x","options":["a","b"]}"#);
+        assert_eq!(
+            run(&q, vec![Key::Char('\n')]),
+            Step::Done(Choice::Options {
+                indices: vec![0],
+                other: None
+            })
+        );
+        let t = question(r#"{"prompt":"x","type":"text"}"#);
+        let mut keys = chars("a");
+        keys.extend([Key::Char('\n'), Key::Char('b'), Key::Enter]);
+        assert_eq!(run(&t, keys), Step::Done(Choice::Text("a\nb".into())));
     }
 }
