@@ -336,3 +336,19 @@ fn the_terminal_is_left_as_found_after_every_plain_exit() {
     );
     assert_no_escape_byte(&done);
 }
+
+#[test]
+fn ask_help_lists_plain_mode_and_the_new_keys() {
+    let out = Command::new(BIN).args(["ask", "--help"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "--ui <UI>",
+        "plain (the terminal as plain lines",
+        "ASK_USER_UI, else plain when TERM=dumb",
+        "Ctrl-J (or Alt-Enter) starts a new line",
+        "--ui plain: each question printed once",
+    ] {
+        assert!(help.contains(needle), "{needle:?} missing: {help}");
+    }
+}
