@@ -206,6 +206,8 @@ mod tests {
         assert_eq!(key(b"\x1bO"), (Key::UnknownEscSeq(vec!['O']), 2));
         let endless = [b"\x1b[".as_slice(), &[b'1'; 20]].concat();
         assert!(matches!(decode(&endless, true), Decoded::Key(_, 22)));
+        assert_eq!(decode(&endless[..15], true), Decoded::Incomplete);
+        assert!(matches!(decode(&endless[..16], true), Decoded::Key(_, 16)));
     }
 
     #[test]
