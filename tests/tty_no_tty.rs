@@ -4,28 +4,20 @@
 //! Speed is measured by bench/tty_no_tty.py; the limits here only guard
 //! against a hang.
 
+mod common;
+
 use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_ask_user");
+use common::BIN;
 const INPUT: &str = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"]}"#;
 
 fn without_tty(args: &[&str]) -> Command {
     let mut command = Command::new(BIN);
-    command.args(args);
-    // SAFETY: setsid is async-signal-safe; it detaches the child from any terminal.
-    unsafe {
-        command.pre_exec(|| {
-            if libc::setsid() < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    common::process::without_tty(command.args(args));
     command
 }
 

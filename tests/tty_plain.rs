@@ -6,7 +6,6 @@
 mod common;
 
 use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 
 use common::BIN;
@@ -238,21 +237,12 @@ fn an_unknown_ask_user_ui_is_a_usage_error() {
 /// `ask --ui plain` in a new session: no controlling terminal at all.
 fn without_tty(args: &[&str]) -> Command {
     let mut command = Command::new(BIN);
-    command
+    common::process::without_tty(&mut command)
         .args(args)
         .env_remove("ASK_USER_UI")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    // SAFETY: setsid is async-signal-safe; it detaches the child from any terminal.
-    unsafe {
-        command.pre_exec(|| {
-            if libc::setsid() < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
     command
 }
 

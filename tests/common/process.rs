@@ -3,6 +3,7 @@
 
 use std::io::Write;
 use std::net::TcpStream;
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -15,6 +16,21 @@ pub fn output_with_stdin(command: &mut Command, input: &[u8]) -> std::io::Result
         .spawn()?;
     child.stdin.take().unwrap().write_all(input)?;
     child.wait_with_output()
+}
+
+/// `command` run in a new session (setsid): no controlling terminal, even
+/// when `cargo test` has one.
+pub fn without_tty(command: &mut Command) -> &mut Command {
+    // SAFETY: setsid is async-signal-safe; it detaches the child from any terminal.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command
 }
 
 /// Polls `child` every `poll` until it exits; `None` once `limit` has passed.
