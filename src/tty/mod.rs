@@ -109,7 +109,9 @@ pub fn run_form(
                 trail: &trail,
                 paint,
             };
-            terminal.draw(&frame(&shown, &widget, columns, rows))?;
+            if !terminal.has_pending_keys() {
+                terminal.draw(&frame(&shown, &widget, columns, rows))?;
+            }
             let key = match terminal.next_event(deadline)? {
                 Event::TimedOut => {
                     terminal.clear()?;

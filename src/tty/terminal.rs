@@ -235,6 +235,12 @@ impl Terminal {
         }
     }
 
+    /// Whether keys already read wait to be handled (a paste): the frame
+    /// is drawn once they are, not after each.
+    pub fn has_pending_keys(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
     /// Reads what the terminal has (at least one byte, as poll said).
     fn read_available(&mut self) -> Result<usize, AskError> {
         let mut buffer = [0u8; 1024];

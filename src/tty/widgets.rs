@@ -644,7 +644,8 @@ impl<'q> Confirm<'q> {
             Key::ArrowLeft | Key::ArrowUp | Key::Char('h' | 'k') => self.selected = Some(true),
             Key::ArrowRight | Key::ArrowDown | Key::Char('l' | 'j') => self.selected = Some(false),
             Key::Tab | Key::BackTab => self.selected = Some(!self.selected.unwrap_or(false)),
-            Key::Enter => {
+            // A terminal that sends LF for Enter still confirms.
+            Key::Enter | Key::Char('\n') => {
                 return match self.selected {
                     Some(yes) => Step::Done(Choice::Confirm(yes)),
                     None if !self.question.required => Step::Done(Choice::Skipped),
@@ -955,6 +956,11 @@ mod tests {
                 indices: vec![0],
                 other: None
             })
+        );
+        let c = question(r#"{"prompt":"x","type":"confirm","default":"no"}"#);
+        assert_eq!(
+            run(&c, vec![Key::Char('\n')]),
+            Step::Done(Choice::Confirm(false))
         );
         let t = question(r#"{"prompt":"x","type":"text"}"#);
         let mut keys = chars("a");
