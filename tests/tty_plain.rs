@@ -344,3 +344,16 @@ fn ask_help_lists_plain_mode_and_the_new_keys() {
         assert!(help.contains(needle), "{needle:?} missing: {help}");
     }
 }
+
+#[test]
+fn the_readme_shows_the_text_these_tests_assert() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let section = &readme[readme
+        .find("### Screen readers")
+        .expect("a Screen readers section")..];
+    assert!(
+        section.contains(&format!("```\n{DATABASE_HEARD}\n```")),
+        "README's Screen readers example differs from DATABASE_HEARD"
+    );
+}
