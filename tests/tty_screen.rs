@@ -3,6 +3,9 @@
 //! tests/tty/screen.py). Multi-line text and Other, the trail of answered
 //! questions in a short window, and a window narrowed from 80 to 40 columns
 //! on terminals that reflow their lines and on ones that cut them.
+//!
+//! Without pyte or tmux a test counts as ignored (tests/common/harness.rs),
+//! and fails under CI.
 
 mod common;
 
@@ -16,11 +19,10 @@ const ALT_ENTER: &str = "\x1b\r";
 const FRAME_END: &str = "Esc cancel\x1b[0m\r";
 
 /// The screen after everything the pty has shown so far.
-fn seen(run: &Run, window: (usize, usize)) -> Option<Screen> {
+fn seen(run: &Run, window: (usize, usize)) -> Screen {
     screen(&run.transcript, window, None)
 }
 
-#[test]
 fn ctrl_j_and_alt_enter_start_new_lines_in_a_text_answer() {
     let input = r#"{"questions":[{"question":"Release notes?","type":"text"}]}"#;
     let mut run = Ask::new(input).start();
@@ -32,9 +34,7 @@ fn ctrl_j_and_alt_enter_start_new_lines_in_a_text_answer() {
         .keys("third")
         .expect("third");
     let window = (100, 30);
-    let Some(screen) = seen(&run, window) else {
-        return;
-    };
+    let screen = seen(&run, window);
     let at = screen
         .rows
         .iter()
@@ -53,7 +53,6 @@ fn ctrl_j_and_alt_enter_start_new_lines_in_a_text_answer() {
     done.assert_terminal_restored();
 }
 
-#[test]
 fn other_takes_several_lines_too() {
     let input = r#"{"question":"Cache?","allow_other":true,"options":["Memcached","None"]}"#;
     let mut run = Ask::new(input).start();
@@ -64,7 +63,8 @@ fn other_takes_several_lines_too() {
         .keys(CTRL_J)
         .keys("with a TTL")
         .expect("with a TTL");
-    if let Some(screen) = seen(&run, (100, 30)) {
+    {
+        let screen = seen(&run, (100, 30));
         let at = screen
             .rows
             .iter()
@@ -92,7 +92,6 @@ fn other_takes_several_lines_too() {
     );
 }
 
-#[test]
 fn a_tall_answer_scrolls_within_the_window() {
     let input = r#"{"questions":[{"question":"Notes?","type":"text"}]}"#;
     let window = (100, 10);
@@ -106,9 +105,7 @@ fn a_tall_answer_scrolls_within_the_window() {
         run.keys(line).expect(line).expect(FRAME_END);
     }
     let check = |run: &Run, cursor_line: &str, hidden: &str| {
-        let Some(screen) = seen(run, window) else {
-            return;
-        };
+        let screen = seen(run, window);
         let filled = screen.filled();
         assert!(filled.len() <= window.1, "{screen:?}");
         assert!(
@@ -130,7 +127,6 @@ fn a_tall_answer_scrolls_within_the_window() {
     done.assert_terminal_restored();
 }
 
-#[test]
 fn answered_questions_stay_above_as_a_trail_cut_to_the_window() {
     let input = r#"{"questions":[
         {"question":"First?","header":"One","type":"confirm"},
@@ -143,7 +139,8 @@ fn answered_questions_stay_above_as_a_trail_cut_to_the_window() {
     run.expect("Question 1 of 5").keys("y");
     run.expect("Question 2 of 5").keys("n");
     run.expect("Question 3 of 5").expect(FRAME_END);
-    if let Some(screen) = seen(&run, window) {
+    {
+        let screen = seen(&run, window);
         assert_eq!(
             &screen.filled()[..3],
             ["✓ One: yes", "✓ Two: no", "Question 3 of 5"],
@@ -153,7 +150,8 @@ fn answered_questions_stay_above_as_a_trail_cut_to_the_window() {
     run.keys("y");
     run.expect("Question 4 of 5").keys("n");
     run.expect("Question 5 of 5").expect(FRAME_END);
-    if let Some(screen) = seen(&run, window) {
+    {
+        let screen = seen(&run, window);
         // 9 rows for the frame: the question needs 8 (4 options, Other and
         // the hints), so the trail keeps only its most recent line.
         let filled = screen.filled();
@@ -186,20 +184,17 @@ const WIDE: &str = r#"{"title":"Pick a stack","question":"Which stack should the
 /// A frame drawn at 80 columns, the window narrowed to 40, the frame drawn
 /// again: on the screen of a terminal that reflows and of one that cuts,
 /// exactly the new frame, with no row of the old one left anywhere.
-#[test]
 fn narrowing_the_window_leaves_no_rows_of_the_old_frame() {
     let (rows, before, after) = (24, 80, 40);
     let mut run = Ask::new(WIDE).window(before, rows).start();
     run.expect(FRAME_END);
     let offset = run.transcript.len();
     run.resize(after, rows).expect(FRAME_END);
-    let Some(drawn_fresh) = screen(&run.transcript[offset..], (after, rows), None) else {
-        return;
-    };
+    let drawn_fresh = screen(&run.transcript[offset..], (after, rows), None);
     let new_frame = drawn_fresh.filled();
     assert!(new_frame.iter().any(|r| r.contains("Which stack")));
     for how in [Resize::Reflow, Resize::Cut] {
-        let seen = screen(&run.transcript, (before, rows), Some((offset, after, how))).unwrap();
+        let seen = screen(&run.transcript, (before, rows), Some((offset, after, how)));
         let filled = seen.filled();
         let frame_rows = &filled[filled.len() - new_frame.len()..];
         assert_eq!(frame_rows, new_frame.as_slice(), "{how:?}: {seen:?}");
@@ -236,8 +231,7 @@ fn narrowing_the_window_leaves_no_rows_of_the_old_frame() {
         &naive,
         (before, rows),
         Some((offset, after, Resize::Reflow)),
-    )
-    .unwrap();
+    );
     assert!(stale.filled().len() > new_frame.len() + 1, "{stale:?}");
 
     run.keys("\r");
@@ -246,14 +240,14 @@ fn narrowing_the_window_leaves_no_rows_of_the_old_frame() {
     done.assert_terminal_restored();
 }
 
-#[test]
 fn the_selected_row_is_marked_without_colour() {
     let input = r#"{"questions":[
         {"question":"Which?","options":["alpha","beta"]},
         {"question":"Go?","type":"confirm","default":"no"}]}"#;
     let mut run = Ask::new(input).env("NO_COLOR", "1").start();
     run.expect("beta").expect(FRAME_END);
-    if let Some(screen) = seen(&run, (100, 30)) {
+    {
+        let screen = seen(&run, (100, 30));
         assert!(
             screen.rows.iter().any(|r| r.starts_with("❯ 1. alpha")),
             "{screen:?}"
@@ -264,7 +258,8 @@ fn the_selected_row_is_marked_without_colour() {
         );
     }
     run.keys("\r").expect("Go?").expect(FRAME_END);
-    if let Some(screen) = seen(&run, (100, 30)) {
+    {
+        let screen = seen(&run, (100, 30));
         assert!(
             screen.rows.iter().any(|r| r.trim_end() == "  Yes  ❯ No"),
             "{screen:?}"
@@ -281,24 +276,18 @@ fn the_selected_row_is_marked_without_colour() {
 /// tmux, a terminal that reflows its lines on a resize, run headless on a
 /// private socket: the screen it shows is its own, not a model's.
 struct Tmux {
+    program: std::path::PathBuf,
     socket: String,
 }
 
 impl Tmux {
-    /// `None` (skipped) without tmux, a failure under CI (`.ci/setup-tty.sh`
-    /// installs it).
-    fn start(command: &str, (columns, rows): (usize, usize)) -> Option<Tmux> {
-        let found = std::process::Command::new("tmux")
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| o.status.success());
-        common::clients::or_skip(
-            found.then_some(()),
-            "reflow tests",
-            "tmux (.ci/setup-tty.sh)",
-        )?;
+    /// Without tmux the test ends as ignored, a failure under CI
+    /// (`.ci/setup-tty.sh` installs it).
+    fn start(command: &str, (columns, rows): (usize, usize)) -> Tmux {
+        let program = common::clients::tmux();
         let dir = common::pty::run_dir();
         let tmux = Tmux {
+            program,
             socket: dir.join("tmux.sock").to_string_lossy().into_owned(),
         };
         let (columns, rows) = (columns.to_string(), rows.to_string());
@@ -313,11 +302,11 @@ impl Tmux {
             "-c",
             command,
         ]);
-        Some(tmux)
+        tmux
     }
 
     fn run(&self, args: &[&str]) -> String {
-        let out = std::process::Command::new("tmux")
+        let out = std::process::Command::new(&self.program)
             .args(["-S", &self.socket, "-f", "/dev/null"])
             .args(args)
             .env_remove("TMUX")
@@ -356,7 +345,7 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = std::process::Command::new("tmux")
+        let _ = std::process::Command::new(&self.program)
             .args(["-S", &self.socket, "kill-server"])
             .output();
     }
@@ -369,7 +358,6 @@ fn filled(rows: &[String]) -> Vec<&str> {
         .collect()
 }
 
-#[test]
 fn in_tmux_a_narrowed_window_shows_the_new_frame_and_nothing_else() {
     let dir = common::pty::run_dir();
     let file = dir.join("wide.json");
@@ -380,9 +368,7 @@ fn in_tmux_a_narrowed_window_shows_the_new_frame_and_nothing_else() {
         file.display()
     );
     // What the frame looks like when drawn at 40 columns from the start.
-    let Some(narrow) = Tmux::start(&command, (40, 24)) else {
-        return;
-    };
+    let narrow = Tmux::start(&command, (40, 24));
     let reference = narrow.rows_once("  Esc cancel");
     let reference = filled(&reference);
     let start = reference
@@ -391,7 +377,7 @@ fn in_tmux_a_narrowed_window_shows_the_new_frame_and_nothing_else() {
         .unwrap();
     let frame = &reference[start..];
 
-    let wide = Tmux::start(&command, (80, 24)).unwrap();
+    let wide = Tmux::start(&command, (80, 24));
     wide.rows_once("  ↑/↓ move · 1-3 go to · Home/End first/last · Enter choose · Esc cancel");
     wide.run(&["resize-window", "-x", "40", "-y", "24"]);
     let rows = wide.rows_once("  Esc cancel");
@@ -407,3 +393,13 @@ fn in_tmux_a_narrowed_window_shows_the_new_frame_and_nothing_else() {
         "{rows:#?}"
     );
 }
+
+common::harness::main!(
+    ctrl_j_and_alt_enter_start_new_lines_in_a_text_answer,
+    other_takes_several_lines_too,
+    a_tall_answer_scrolls_within_the_window,
+    answered_questions_stay_above_as_a_trail_cut_to_the_window,
+    narrowing_the_window_leaves_no_rows_of_the_old_frame,
+    the_selected_row_is_marked_without_colour,
+    in_tmux_a_narrowed_window_shows_the_new_frame_and_nothing_else,
+);

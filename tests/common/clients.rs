@@ -154,3 +154,19 @@ pub fn offline(program: impl AsRef<std::ffi::OsStr>) -> Command {
         .arg(program);
     command
 }
+
+/// A Python interpreter with pyte, the terminal emulator of the screen tests
+/// (pinned in tests/tty/requirements.txt).
+pub fn pyte_python() -> PathBuf {
+    let found = ["python3", "python"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|python| runs(python, &["-c", "import pyte"]));
+    require(found, "Python's pyte (run .ci/setup-tty.sh)")
+}
+
+/// tmux, a terminal that reflows its lines on a resize.
+pub fn tmux() -> PathBuf {
+    let found = runs("tmux", &["-V"]).then(|| PathBuf::from("tmux"));
+    require(found, "tmux (run .ci/setup-tty.sh)")
+}

@@ -331,25 +331,17 @@ pub enum Resize {
 
 /// `bytes` (a pty's output) replayed into pyte in a window of `columns` ×
 /// `rows`; with `resize`, the window becomes `(offset, new_columns, how)`:
-/// the first `offset` bytes are drawn before it. `None` (skipped) when pyte
-/// is not installed, a failure under CI (`.ci/setup-tty.sh` installs it).
+/// the first `offset` bytes are drawn before it. Without pyte the test ends
+/// as ignored, a failure under CI (`.ci/setup-tty.sh` installs it).
 pub fn screen(
     bytes: &[u8],
     (columns, rows): (usize, usize),
     resize: Option<(usize, usize, Resize)>,
-) -> Option<Screen> {
-    let has_pyte = Command::new("python3")
-        .args(["-c", "import pyte"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    super::clients::or_skip(
-        has_pyte.then_some(()),
-        "screen tests",
-        "pyte (.ci/setup-tty.sh)",
-    )?;
+) -> Screen {
+    let python = super::clients::pyte_python();
     let path = run_dir().join("transcript.bin");
     std::fs::write(&path, bytes).unwrap();
-    let mut cmd = Command::new("python3");
+    let mut cmd = Command::new(python);
     cmd.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/tty/screen.py"))
         .arg(&path)
         .arg(columns.to_string())
@@ -383,5 +375,5 @@ pub fn screen(
         json["cursor"][0].as_u64().unwrap() as usize,
         json["cursor"][1].as_u64().unwrap() as usize,
     );
-    Some(Screen { rows, cursor })
+    Screen { rows, cursor }
 }
