@@ -113,11 +113,8 @@ fn ctrl_c_and_ctrl_d_cancel() {
         run.expect("Answer: ").keys("Post").expect("Post").keys(key);
         let done = run.finish();
         assert_unanswered_plain(&done, 130, "cancelled");
-        assert!(
-            done.screen_text().contains("✗ Cancelled"),
-            "{:?}",
-            done.screen_text()
-        );
+        // The note starts on a line of its own.
+        assert!(heard(&done).contains("\n✗ Cancelled"), "{:?}", heard(&done));
     }
 }
 
@@ -137,9 +134,9 @@ fn plain_mode_times_out_without_picking_the_default() {
     let done = run.finish();
     assert_unanswered_plain(&done, 124, "timedOut");
     assert!(
-        done.screen_text().contains("✗ Timed out"),
+        heard(&done).contains("Answer: \n✗ Timed out"),
         "{:?}",
-        done.screen_text()
+        heard(&done)
     );
 }
 
@@ -189,6 +186,11 @@ fn several_questions_in_turn() {
         text.starts_with(
             "Project setup\nfor the new service\n\nQuestion 1 of 4: Database\nWhich database?\n"
         ),
+        "{text:?}"
+    );
+    // A blank line between questions, none before the first.
+    assert!(
+        text.contains("Answer: sqlite\n\nQuestion 2 of 4\n"),
         "{text:?}"
     );
     assert_no_escape_byte(&done);
