@@ -484,8 +484,15 @@ mod tests {
             question_text(&p, 1),
             "Question 2 of 2\nGo?\nreally\nType yes or no, then press Enter.\n"
         );
-        let single = prompt(r#"{"questions":[{"question":"Go?","header":"Go","type":"confirm"}]}"#);
-        assert_eq!(form_heading(&single), "");
+        let single = prompt(
+            r#"{"context":"once","questions":[{"question":"Go?","header":"Go","type":"confirm"}]}"#,
+        );
+        assert_eq!(
+            form_heading(&single),
+            "",
+            "a single question's context is its own"
+        );
+        assert_eq!(question_text(&single, 0).matches("once").count(), 1);
         assert!(question_text(&single, 0).starts_with("Go\nGo?\n"));
     }
 
@@ -527,6 +534,20 @@ mod tests {
             )),
             "Type one or more numbers from 1 to 2, separated by commas, then press Enter. \
              Enter alone skips this question."
+        );
+    }
+
+    #[test]
+    fn an_empty_default_list_is_no_default() {
+        let q = prompt(
+            r#"{"questions":[{"question":"x","type":"multi-select","options":["a","b"],"default":[]}]}"#,
+        )
+        .questions
+        .remove(0);
+        assert_eq!(enter_alone(&q), None);
+        assert_eq!(
+            read_reply(&q, "").unwrap_err().split('.').next(),
+            Some("An answer is needed")
         );
     }
 
