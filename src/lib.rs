@@ -23,6 +23,7 @@ pub mod prompt;
 pub mod sanitize;
 pub mod schema;
 pub mod server;
+pub mod setup;
 pub mod text;
 #[cfg(unix)]
 pub mod tty;

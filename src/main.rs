@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod cli;
-use cli::{AskArgs, Cli, Command, Ui, choose_ui};
+use cli::{AskArgs, Cli, Command, SetupArgs, Ui, choose_ui};
 
 use ask_user::answer::resolve_replies;
 use ask_user::check;
@@ -82,7 +82,24 @@ fn command_line() -> i32 {
             port,
             open_browser: open,
         }),
+        Some(Command::Setup(args)) => setup(args),
     }
+}
+
+fn setup(args: SetupArgs) -> i32 {
+    use ask_user::setup::{Action, Options, list, run};
+    if args.list {
+        return list(&args.hosts);
+    }
+    run(Options {
+        hosts: args.hosts,
+        action: if args.remove {
+            Action::Remove
+        } else {
+            Action::Set
+        },
+        dry_run: args.dry_run,
+    })
 }
 
 fn ask(args: AskArgs) -> i32 {

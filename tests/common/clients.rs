@@ -138,6 +138,16 @@ pub fn amp() -> PathBuf {
     host_program("@ampcode/cli-linux-x64/amp", false, "the Amp CLI")
 }
 
+/// Codex's npm launcher (it runs the native build npm put beside it), under Node 22.
+pub fn codex() -> PathBuf {
+    host_program(".bin/codex", true, "Node 22 and Codex 0.169.0")
+}
+
+/// Gemini CLI, run under Node 22.
+pub fn gemini() -> PathBuf {
+    host_program(".bin/gemini", true, "Node 22 and Gemini CLI 0.61.0")
+}
+
 /// `program` in a network namespace of its own with only loopback up, when
 /// `unshare` allows it (as root), so that a host's calls home fail at once
 /// and never leave the machine; otherwise `program` as it is.

@@ -1,0 +1,209 @@
+//! `ask_user setup` without a HOST, on a real pseudo-terminal (rexpect): the
+//! hosts found on the machine (a config folder, or a program on PATH) come
+//! pre-selected in ask_user's own multi-select; what the person leaves
+//! selected is set up; Esc changes nothing.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+use rexpect::session::PtySession;
+
+const BIN: &str = env!("CARGO_BIN_EXE_ask_user");
+const ESC: &str = "\x1b";
+
+struct Picker {
+    session: PtySession,
+    home: tempfile::TempDir,
+    screen: String,
+}
+
+/// `ask_user setup [args]` in a pty, in a home where Codex has its folder
+/// and a `gemini` program is on PATH (nothing else is installed).
+fn start(args: &str) -> Picker {
+    start_in(tempfile::tempdir().unwrap(), args)
+}
+
+fn start_in(home: tempfile::TempDir, args: &str) -> Picker {
+    std::fs::create_dir_all(home.path().join(".codex")).unwrap();
+    let programs = home.path().join("bin");
+    std::fs::create_dir_all(&programs).unwrap();
+    let gemini = programs.join("gemini");
+    std::fs::write(&gemini, "#!/bin/sh\n").unwrap();
+    std::fs::set_permissions(&gemini, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let script = format!(
+        r#"stty cols 120 rows 30
+PATH="$1" HOME="$2" XDG_CONFIG_HOME="$2/xdg" CODEX_HOME= NO_COLOR=1 "$3" setup {args} > "$2/out"
+echo "rc=$?;""#
+    );
+    let mut command = Command::new("/bin/sh");
+    command
+        .arg("-c")
+        .arg(script)
+        .arg("sh")
+        .arg(&programs)
+        .arg(home.path())
+        .arg(BIN);
+    let session = rexpect::session::spawn_command(command, Some(10_000)).expect("a pty");
+    Picker {
+        session,
+        home,
+        screen: String::new(),
+    }
+}
+
+impl Picker {
+    fn expect(&mut self, needle: &str) {
+        match self.session.exp_string(needle) {
+            Ok(before) => {
+                self.screen.push_str(&before);
+                self.screen.push_str(needle);
+            }
+            Err(e) => panic!("{needle:?} never appeared ({e}); screen: {:?}", self.screen),
+        }
+    }
+
+    fn keys(&mut self, keys: &str) {
+        self.session.send(keys).unwrap();
+        self.session.flush().unwrap();
+    }
+
+    /// The exit code, once the shell reports it.
+    fn finish(&mut self) -> i32 {
+        let (before, matched) = self
+            .session
+            .exp_regex(r"rc=\d+;")
+            .unwrap_or_else(|e| panic!("no exit ({e}); screen: {:?}", self.screen));
+        self.screen.push_str(&before);
+        self.session.exp_eof().unwrap();
+        matched[3..matched.len() - 1].parse().unwrap()
+    }
+
+    fn path(&self, relative: &str) -> std::path::PathBuf {
+        self.home.path().join(relative)
+    }
+
+    fn out(&self) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(self.path("out"))
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+}
+
+/// What the pty showed, as text: rexpect hands back each byte as a char;
+/// escape sequences (colour, cursor moves) are dropped.
+fn plain(screen: &str) -> String {
+    let bytes: Vec<u8> = screen.chars().map(|c| c as u32 as u8).collect();
+    let text = String::from_utf8_lossy(&bytes);
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            if chars.next_if_eq(&'[').is_some() {
+                while chars.next().is_some_and(|c| !c.is_ascii_alphabetic()) {}
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Whether `host`'s row, as last drawn, is checked (◉) or not (◯).
+fn checked(screen: &str, host: &str) -> bool {
+    let screen = plain(screen);
+    let at = screen
+        .rfind(&format!(". {host}\r\n"))
+        .unwrap_or_else(|| panic!("{host} not on screen: {screen}"));
+    let row = &screen[screen[..at].rfind('\n').map_or(0, |n| n + 1)..at];
+    match (row.contains('◉'), row.contains('◯')) {
+        (true, false) => true,
+        (false, true) => false,
+        _ => panic!("no mark in {row:?}"),
+    }
+}
+
+#[test]
+fn detected_hosts_are_preselected_and_the_choice_is_set_up() {
+    let mut picker = start("");
+    picker.expect("Which hosts should ask_user connect to?");
+    picker.expect("Enter confirm");
+    let screen = picker.screen.clone();
+    for host in [
+        "claude-code",
+        "claude-desktop",
+        "antigravity",
+        "cursor",
+        "vscode",
+        "amp",
+    ] {
+        assert!(
+            !checked(&screen, host),
+            "{host} is not installed: {screen:?}"
+        );
+    }
+    assert!(checked(&screen, "codex"), "{screen:?}");
+    assert!(checked(&screen, "gemini"), "{screen:?}");
+    assert!(plain(&screen).contains(&format!(
+        "Cursor · {}",
+        picker.path(".cursor/mcp.json").display()
+    )));
+    // Digits toggle: gemini (4) off, cursor (6) on.
+    picker.keys("4");
+    picker.keys("6");
+    picker.keys("\r");
+    assert_eq!(picker.finish(), 0, "{:?}", picker.screen);
+    let hosts: Vec<_> = picker
+        .out()
+        .iter()
+        .map(|line| line["host"].clone())
+        .collect();
+    assert_eq!(hosts, ["codex", "cursor"]);
+    assert!(picker.path(".codex/config.toml").is_file());
+    assert!(picker.path(".cursor/mcp.json").is_file());
+    assert!(!picker.path(".gemini").exists());
+    assert!(
+        plain(&picker.screen).contains("✓ codex: added ask_user to"),
+        "{:?}",
+        picker.screen
+    );
+}
+
+#[test]
+fn escape_changes_nothing_and_exits_130() {
+    let mut picker = start("");
+    picker.expect("Which hosts should ask_user connect to?");
+    picker.expect("Enter confirm");
+    picker.keys(ESC);
+    assert_eq!(picker.finish(), 130);
+    assert!(plain(&picker.screen).contains("ask_user setup: cancelled; nothing was changed"));
+    assert_eq!(std::fs::read_to_string(picker.path("out")).unwrap(), "");
+    assert!(!Path::new(&picker.path(".codex/config.toml")).exists());
+}
+
+#[test]
+fn remove_preselects_the_configured_hosts() {
+    let home = tempfile::tempdir().unwrap();
+    let setup = Command::new(BIN)
+        .args(["setup", "amp"])
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("xdg"))
+        .output()
+        .unwrap();
+    assert_eq!(setup.status.code(), Some(0));
+    let mut picker = start_in(home, "--remove");
+    picker.expect("Remove ask_user from which hosts?");
+    picker.expect("Enter confirm");
+    assert!(checked(&picker.screen, "amp"), "{:?}", picker.screen);
+    // Found on the machine, but without ask_user: not pre-selected.
+    assert!(!checked(&picker.screen, "codex"), "{:?}", picker.screen);
+    picker.keys("\r");
+    assert_eq!(picker.finish(), 0, "{:?}", picker.screen);
+    let out = picker.out();
+    assert_eq!(
+        (out.len(), out[0]["host"].clone(), out[0]["action"].clone()),
+        (1, "amp".into(), "removed".into())
+    );
+}
