@@ -25,6 +25,9 @@ pub struct AnswerDocument {
     /// Why a form was cancelled, when the host told us (MCP: "declined").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The question's id in the inbox, when it was asked through the inbox.
+    #[serde(rename = "inboxId", default, skip_serializing_if = "Option::is_none")]
+    pub inbox_id: Option<String>,
     pub answers: Vec<Answer>,
 }
 
@@ -83,8 +86,15 @@ impl AnswerDocument {
             cancelled,
             timed_out,
             reason,
+            inbox_id: None,
             answers,
         }
+    }
+
+    /// The same document, for a question asked through the inbox.
+    pub fn with_inbox_id(mut self, id: impl Into<String>) -> Self {
+        self.inbox_id = Some(id.into());
+        self
     }
 }
 

@@ -80,12 +80,18 @@ pub enum AskError {
     #[error("{0}")]
     WebError(Detail),
     #[error("{0}")]
+    NoInbox(Detail),
+    #[error("{0}")]
+    UnknownQuestion(Detail),
+    #[error("{0}")]
+    AlreadyAnswered(Detail),
+    #[error("{0}")]
     InternalError(Detail),
 }
 
 impl AskError {
     /// Every code, in the documented order (README, schema).
-    pub const CODES: [&'static str; 18] = [
+    pub const CODES: [&'static str; 21] = [
         "INVALID_JSON",
         "INVALID_INPUT",
         "INPUT_TOO_LARGE",
@@ -103,6 +109,9 @@ impl AskError {
         "CONFIG_ERROR",
         "WRITE_ERROR",
         "WEB_ERROR",
+        "NO_INBOX",
+        "UNKNOWN_QUESTION",
+        "ALREADY_ANSWERED",
         "INTERNAL_ERROR",
     ];
 
@@ -125,6 +134,9 @@ impl AskError {
             AskError::ConfigError(_) => "CONFIG_ERROR",
             AskError::WriteError(_) => "WRITE_ERROR",
             AskError::WebError(_) => "WEB_ERROR",
+            AskError::NoInbox(_) => "NO_INBOX",
+            AskError::UnknownQuestion(_) => "UNKNOWN_QUESTION",
+            AskError::AlreadyAnswered(_) => "ALREADY_ANSWERED",
             AskError::InternalError(_) => "INTERNAL_ERROR",
         }
     }
@@ -148,6 +160,9 @@ impl AskError {
             | AskError::ConfigError(d)
             | AskError::WriteError(d)
             | AskError::WebError(d)
+            | AskError::NoInbox(d)
+            | AskError::UnknownQuestion(d)
+            | AskError::AlreadyAnswered(d)
             | AskError::InternalError(d) => d,
         }
     }

@@ -14,6 +14,7 @@ pub mod answer;
 pub mod check;
 pub mod describe;
 pub mod error;
+pub mod inbox;
 pub mod input;
 pub mod markdown;
 #[cfg(unix)]

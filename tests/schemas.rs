@@ -192,6 +192,9 @@ fn schemas_accept_every_produced_document_and_reject_broken_ones() {
     ] {
         let document = AnswerDocument::unanswered(how);
         manifest.produced("answer", ask_user::document_line(&document).as_bytes());
+        // A question asked through the inbox carries its id.
+        let document = document.with_inbox_id("7hq2k9mc");
+        manifest.produced("answer", ask_user::document_line(&document).as_bytes());
     }
 
     // Error documents: every broken input, and the codes only other paths reach.

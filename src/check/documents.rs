@@ -482,6 +482,14 @@ fn check_answer(doc: &AnswerDocument) -> Result<()> {
         }
         check_text(reason, usize::MAX, "reason")?;
     }
+    if let Some(id) = &doc.inbox_id
+        && !crate::inbox::store::is_id(id)
+    {
+        return Err(field_error(
+            "inboxId is the inbox's 8-character question id (0-9 and lowercase letters but i, l, o, u); pass it as the inbox gave it",
+            "inboxId",
+        ));
+    }
     if !doc.answered && !doc.answers.is_empty() {
         return Err(field_error(
             "a cancelled or timed-out form carries no answers; answers must be []",

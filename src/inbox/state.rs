@@ -1,0 +1,615 @@
+//! The state folder (DESIGN §10) and what lives in it besides the store:
+//! `inbox.json` (how askers find a running inbox), the persistent token, and
+//! the lock that lets one inbox at a time serve a folder.
+//!
+//! The folder is `$ASK_USER_STATE_DIR`, else `$XDG_STATE_HOME/ask_user`, else
+//! `~/.local/state/ask_user`; it is created with mode 0700 and every file in it
+//! is written 0600, whole (a temporary file renamed over the old one).
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// Where `inbox.json` says a running inbox is.
+pub const INBOX_FILE: &str = "inbox.json";
+/// The SQLite store of questions and outcomes.
+pub const STORE_FILE: &str = "inbox.sqlite3";
+/// The token, kept across restarts so bookmarks and waiting askers keep working.
+const TOKEN_FILE: &str = "token";
+/// Held (flock) by the inbox serving this folder.
+const LOCK_FILE: &str = "inbox.lock";
+/// Bytes of OS randomness in a token (128 bits, as the answer page's).
+const TOKEN_BYTES: usize = 16;
+/// How long a discovery waits for the inbox's port to accept a connection.
+const PROBE_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// The state folder, created (0700) if it was missing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateDir {
+    path: PathBuf,
+}
+
+impl StateDir {
+    /// The folder the environment names (see the module's doc); `None` when
+    /// none is set and there is no home folder.
+    pub fn locate() -> Option<PathBuf> {
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        if let Some(dir) = var("ASK_USER_STATE_DIR") {
+            return Some(PathBuf::from(dir));
+        }
+        if let Some(dir) = var("XDG_STATE_HOME") {
+            return Some(PathBuf::from(dir).join("ask_user"));
+        }
+        var("HOME").map(|home| PathBuf::from(home).join(".local/state/ask_user"))
+    }
+
+    /// Opens `path`, creating it (and its parents) with mode 0700.
+    pub fn create(path: PathBuf) -> io::Result<StateDir> {
+        if !path.is_dir() {
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&path)?;
+        }
+        Ok(StateDir { path })
+    }
+
+    /// A folder that is only read (by askers): never created.
+    pub fn existing(path: PathBuf) -> StateDir {
+        StateDir { path }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn store_path(&self) -> PathBuf {
+        self.path.join(STORE_FILE)
+    }
+
+    pub fn inbox_file(&self) -> PathBuf {
+        self.path.join(INBOX_FILE)
+    }
+
+    /// The token of this folder's inbox: the stored one, or a new one (stored)
+    /// when there is none or `rotate` asks for a fresh one.
+    pub fn token(&self, rotate: bool) -> io::Result<String> {
+        let path = self.path.join(TOKEN_FILE);
+        if !rotate && let Ok(text) = fs::read_to_string(&path) {
+            let token = text.trim();
+            if is_token(token) {
+                return Ok(token.to_string());
+            }
+        }
+        let token = random_token()?;
+        write_private(&path, format!("{token}\n").as_bytes())?;
+        Ok(token)
+    }
+
+    /// Takes the folder's lock without waiting: `Err` with the holder's
+    /// `inbox.json` (when readable) if another inbox serves this folder.
+    /// The lock is released when the [`FolderLock`] is dropped or the
+    /// process ends, however it ends.
+    pub fn lock(&self) -> io::Result<Result<FolderLock, Option<InboxFile>>> {
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .custom_flags(libc::O_CLOEXEC)
+            .open(self.path.join(LOCK_FILE))?;
+        // SAFETY: flock on a descriptor this function owns.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            return Ok(Ok(FolderLock { _file: file }));
+        }
+        let err = io::Error::last_os_error();
+        if err.kind() == io::ErrorKind::WouldBlock {
+            Ok(Err(self.read_inbox_file()))
+        } else {
+            Err(err)
+        }
+    }
+
+    /// Writes `inbox.json` (0600, whole).
+    pub fn write_inbox_file(&self, file: &InboxFile) -> io::Result<()> {
+        let mut line = crate::document_line(file);
+        line.push('\n');
+        write_private(&self.inbox_file(), line.as_bytes())
+    }
+
+    /// `inbox.json`, if it is there and well-formed.
+    pub fn read_inbox_file(&self) -> Option<InboxFile> {
+        let text = fs::read_to_string(self.inbox_file()).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Removes `inbox.json` if it still names process `pid` (a newer inbox's
+    /// file is left alone).
+    pub fn remove_inbox_file(&self, pid: u32) {
+        if self.read_inbox_file().is_some_and(|file| file.pid == pid) {
+            let _ = fs::remove_file(self.inbox_file());
+        }
+    }
+}
+
+/// The lock of a state folder, held by the inbox that serves it.
+#[derive(Debug)]
+pub struct FolderLock {
+    _file: File,
+}
+
+/// `inbox.json`: how askers reach the running inbox. Keys in this order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InboxFile {
+    pub url: String,
+    pub token: String,
+    pub pid: u32,
+}
+
+/// Where an asker or a CLI verb sends its requests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// `http://HOST:PORT` (no path).
+    pub base: String,
+    /// `HOST:PORT`, as sent in `Host`.
+    pub authority: String,
+    pub token: String,
+}
+
+/// Why no inbox was found: said in `NO_INBOX`'s message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Missing {
+    /// No state folder could be named (no `HOME`).
+    NoFolder,
+    /// No `inbox.json` (or an unreadable one) in this folder.
+    NoFile(PathBuf),
+    /// `inbox.json` names a process that has ended.
+    DeadProcess { file: PathBuf, pid: u32 },
+    /// Nothing accepts connections at the address.
+    Refused(String),
+    /// `ASK_USER_INBOX` is not an `http://HOST:PORT` address.
+    BadAddress(String),
+    /// `ASK_USER_INBOX` is set and no token is known for it.
+    NoToken(String),
+}
+
+impl Missing {
+    pub fn message(&self) -> String {
+        let start = "start one with `ask_user inbox` (or set ASK_USER_INBOX and ASK_USER_TOKEN)";
+        match self {
+            Missing::NoFolder => format!(
+                "no inbox is running: no state folder is known (set ASK_USER_STATE_DIR or HOME); {start}"
+            ),
+            Missing::NoFile(path) => {
+                format!(
+                    "no inbox is running ({} does not exist); {start}",
+                    path.display()
+                )
+            }
+            Missing::DeadProcess { file, pid } => format!(
+                "no inbox is running ({} names process {pid}, which has ended); {start}",
+                file.display()
+            ),
+            Missing::Refused(address) => {
+                format!("no inbox is running: nothing answers at {address}; {start}")
+            }
+            Missing::BadAddress(value) => format!(
+                "ASK_USER_INBOX must be an http://HOST:PORT address, not {value:?}; set it to the URL `ask_user inbox` printed"
+            ),
+            Missing::NoToken(address) => format!(
+                "ASK_USER_INBOX is {address} but no token is known for it; set ASK_USER_TOKEN to the inbox's token"
+            ),
+        }
+    }
+}
+
+/// What the environment says about where the inbox is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lookup {
+    /// The state folder ([`StateDir::locate`]).
+    pub folder: Option<PathBuf>,
+    /// `ASK_USER_INBOX`.
+    pub address: Option<String>,
+    /// `ASK_USER_TOKEN`.
+    pub token: Option<String>,
+}
+
+impl Lookup {
+    pub fn from_env() -> Lookup {
+        let var = |name: &str| {
+            std::env::var(name)
+                .ok()
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
+        Lookup {
+            folder: StateDir::locate(),
+            address: var("ASK_USER_INBOX"),
+            token: var("ASK_USER_TOKEN"),
+        }
+    }
+
+    /// Finds the running inbox: `ASK_USER_INBOX` (with `ASK_USER_TOKEN`, or
+    /// the token in `inbox.json` when it names the same address), else
+    /// `inbox.json` in the state folder. A file whose process has ended, or
+    /// whose port refuses connections, is stale: no inbox.
+    pub fn discover(&self) -> Result<Endpoint, Missing> {
+        let folder = self.folder.clone().map(StateDir::existing);
+        let file = folder.as_ref().and_then(StateDir::read_inbox_file);
+        if let Some(address) = &self.address {
+            let (base, authority) =
+                parse_address(address).ok_or_else(|| Missing::BadAddress(address.clone()))?;
+            let token = self
+                .token
+                .clone()
+                .or_else(|| {
+                    file.filter(|f| parse_address(&f.url).is_some_and(|(b, _)| b == base))
+                        .map(|f| f.token)
+                })
+                .ok_or_else(|| Missing::NoToken(base.clone()))?;
+            probe(&authority)?;
+            return Ok(Endpoint {
+                base,
+                authority,
+                token,
+            });
+        }
+        let folder = folder.ok_or(Missing::NoFolder)?;
+        let file = file.ok_or_else(|| Missing::NoFile(folder.inbox_file()))?;
+        if !process_is_alive(file.pid) {
+            return Err(Missing::DeadProcess {
+                file: folder.inbox_file(),
+                pid: file.pid,
+            });
+        }
+        let (base, authority) =
+            parse_address(&file.url).ok_or_else(|| Missing::Refused(file.url.clone()))?;
+        probe(&authority)?;
+        Ok(Endpoint {
+            base,
+            authority,
+            token: self.token.clone().unwrap_or(file.token),
+        })
+    }
+}
+
+/// Whether something accepts TCP connections at `authority` (`HOST:PORT`).
+fn probe(authority: &str) -> Result<(), Missing> {
+    let refused = || Missing::Refused(format!("http://{authority}"));
+    let addresses: Vec<SocketAddr> = authority
+        .to_socket_addrs()
+        .map_err(|_| refused())?
+        .collect();
+    addresses
+        .iter()
+        .find_map(|address| TcpStream::connect_timeout(address, PROBE_TIMEOUT).ok())
+        .map(drop)
+        .ok_or_else(refused)
+}
+
+/// `http://HOST:PORT[/…]` → (`http://HOST:PORT`, `HOST:PORT`).
+pub fn parse_address(url: &str) -> Option<(String, String)> {
+    let rest = url.trim().strip_prefix("http://")?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let (host, port) = authority.rsplit_once(':')?;
+    let port: u16 = port.parse().ok().filter(|&p| p != 0)?;
+    let host_ok = !host.is_empty()
+        && (host.starts_with('[') && host.ends_with(']')
+            || host
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-'));
+    host_ok.then(|| {
+        let authority = format!("{host}:{port}");
+        (format!("http://{authority}"), authority)
+    })
+}
+
+/// Whether process `pid` exists (it may belong to another user).
+pub fn process_is_alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 only checks that the process exists.
+    if unsafe { libc::kill(pid, 0) } == 0 {
+        return true;
+    }
+    io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+fn is_token(text: &str) -> bool {
+    text.len() == TOKEN_BYTES * 2 && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+fn random_token() -> io::Result<String> {
+    let mut bytes = [0u8; TOKEN_BYTES];
+    getrandom::fill(&mut bytes).map_err(|e| io::Error::other(e.to_string()))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Writes `bytes` to `path` whole and with mode 0600: into a new temporary
+/// file beside it, flushed to disk, then renamed over `path`.
+fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let written = (|| {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .custom_flags(libc::O_CLOEXEC)
+            .open(&tmp)?;
+        // A file left by an earlier run may have other bits: set them again.
+        file.set_permissions(fs::Permissions::from_mode(0o600))?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        fs::rename(&tmp, path)?;
+        File::open(dir)?.sync_all()
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    written
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+
+    fn folder() -> (tempfile::TempDir, StateDir) {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = StateDir::create(tmp.path().join("a/b/ask_user")).unwrap();
+        (tmp, dir)
+    }
+
+    fn mode(path: &Path) -> u32 {
+        fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn the_folder_is_0700_and_its_files_0600() {
+        let (_tmp, dir) = folder();
+        assert_eq!(mode(dir.path()), 0o700);
+        let file = InboxFile {
+            url: "http://127.0.0.1:27587".into(),
+            token: "ab".repeat(16),
+            pid: 42,
+        };
+        dir.write_inbox_file(&file).unwrap();
+        assert_eq!(mode(&dir.inbox_file()), 0o600);
+        assert_eq!(
+            fs::read_to_string(dir.inbox_file()).unwrap(),
+            format!(
+                "{{\"url\":\"http://127.0.0.1:27587\",\"token\":\"{}\",\"pid\":42}}\n",
+                "ab".repeat(16)
+            )
+        );
+        assert_eq!(dir.read_inbox_file(), Some(file));
+        dir.token(false).unwrap();
+        assert_eq!(mode(&dir.path().join(TOKEN_FILE)), 0o600);
+        // No temporary file is left behind.
+        let names: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+    }
+
+    #[test]
+    fn an_existing_file_with_wider_bits_is_rewritten_0600() {
+        let (_tmp, dir) = folder();
+        fs::write(dir.inbox_file(), "{}").unwrap();
+        fs::set_permissions(dir.inbox_file(), fs::Permissions::from_mode(0o644)).unwrap();
+        dir.write_inbox_file(&InboxFile {
+            url: "http://127.0.0.1:1".into(),
+            token: "00".repeat(16),
+            pid: 1,
+        })
+        .unwrap();
+        assert_eq!(mode(&dir.inbox_file()), 0o600);
+    }
+
+    #[test]
+    fn the_token_persists_until_rotated() {
+        let (_tmp, dir) = folder();
+        let first = dir.token(false).unwrap();
+        assert!(is_token(&first), "{first}");
+        assert_eq!(dir.token(false).unwrap(), first);
+        let rotated = dir.token(true).unwrap();
+        assert_ne!(rotated, first);
+        assert_eq!(dir.token(false).unwrap(), rotated);
+        // A damaged token file is replaced, never used.
+        fs::write(dir.path().join(TOKEN_FILE), "short\n").unwrap();
+        let fresh = dir.token(false).unwrap();
+        assert!(is_token(&fresh));
+    }
+
+    #[test]
+    fn one_lock_per_folder() {
+        let (_tmp, dir) = folder();
+        let held = dir.lock().unwrap().expect("the first lock");
+        let file = InboxFile {
+            url: "http://127.0.0.1:9".into(),
+            token: "cd".repeat(16),
+            pid: std::process::id(),
+        };
+        dir.write_inbox_file(&file).unwrap();
+        // flock locks belong to the open file: a second open is refused.
+        assert_eq!(dir.lock().unwrap().unwrap_err(), Some(file));
+        drop(held);
+        assert!(dir.lock().unwrap().is_ok());
+    }
+
+    #[test]
+    fn removing_inbox_json_spares_a_newer_inbox_file() {
+        let (_tmp, dir) = folder();
+        let file = InboxFile {
+            url: "http://127.0.0.1:9".into(),
+            token: "cd".repeat(16),
+            pid: 7,
+        };
+        dir.write_inbox_file(&file).unwrap();
+        dir.remove_inbox_file(8);
+        assert!(dir.inbox_file().exists());
+        dir.remove_inbox_file(7);
+        assert!(!dir.inbox_file().exists());
+    }
+
+    #[test]
+    fn addresses() {
+        let ok = |url: &str, base: &str| {
+            assert_eq!(
+                parse_address(url).map(|(b, _)| b),
+                Some(base.to_string()),
+                "{url}"
+            )
+        };
+        ok("http://127.0.0.1:27587", "http://127.0.0.1:27587");
+        ok("http://127.0.0.1:27587/", "http://127.0.0.1:27587");
+        ok(" http://localhost:9000/?token=x ", "http://localhost:9000");
+        ok("http://[::1]:9000", "http://[::1]:9000");
+        for bad in [
+            "127.0.0.1:9000",
+            "https://127.0.0.1:9000",
+            "http://127.0.0.1",
+            "http://127.0.0.1:0",
+            "http://127.0.0.1:99999",
+            "http://:9000",
+            "http://a b:9000",
+            "http://user@host:9000",
+        ] {
+            assert_eq!(parse_address(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn processes() {
+        assert!(process_is_alive(std::process::id()));
+        assert!(!process_is_alive(0));
+        assert!(!process_is_alive(u32::MAX));
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        assert!(!process_is_alive(pid));
+    }
+
+    #[test]
+    fn discovery_follows_inbox_json_and_knows_a_stale_one() {
+        let (_tmp, dir) = folder();
+        let lookup = Lookup {
+            folder: Some(dir.path().to_path_buf()),
+            ..Lookup::default()
+        };
+        assert_eq!(
+            Lookup::default().discover(),
+            Err(Missing::NoFolder),
+            "no folder"
+        );
+        assert_eq!(lookup.discover(), Err(Missing::NoFile(dir.inbox_file())));
+
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let url = format!("http://127.0.0.1:{port}");
+        let token = "ef".repeat(16);
+        let file = |pid| InboxFile {
+            url: url.clone(),
+            token: token.clone(),
+            pid,
+        };
+        dir.write_inbox_file(&file(std::process::id())).unwrap();
+        let found = Endpoint {
+            base: url.clone(),
+            authority: format!("127.0.0.1:{port}"),
+            token: token.clone(),
+        };
+        assert_eq!(lookup.discover(), Ok(found.clone()));
+
+        // A process that has ended: stale, whatever listens on the port.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        dir.write_inbox_file(&file(dead)).unwrap();
+        assert_eq!(
+            lookup.discover(),
+            Err(Missing::DeadProcess {
+                file: dir.inbox_file(),
+                pid: dead
+            })
+        );
+        // A live process (pid reused) but a closed port: stale too.
+        dir.write_inbox_file(&file(std::process::id())).unwrap();
+        drop(listener);
+        assert_eq!(lookup.discover(), Err(Missing::Refused(url.clone())));
+        let message = Missing::Refused(url.clone()).message();
+        assert!(message.contains("ask_user inbox"), "{message}");
+    }
+
+    #[test]
+    fn the_environment_overrides_inbox_json() {
+        let (_tmp, dir) = folder();
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let url = format!("http://127.0.0.1:{port}");
+        dir.write_inbox_file(&InboxFile {
+            url: format!("{url}/"),
+            token: "12".repeat(16),
+            pid: std::process::id(),
+        })
+        .unwrap();
+        let with = |address: Option<&str>, token: Option<&str>| Lookup {
+            folder: Some(dir.path().to_path_buf()),
+            address: address.map(String::from),
+            token: token.map(String::from),
+        };
+        // The same address as the file: its token serves.
+        assert_eq!(
+            with(Some(&url), None).discover().map(|e| e.token),
+            Ok("12".repeat(16))
+        );
+        // ASK_USER_TOKEN wins over the file's.
+        assert_eq!(
+            with(None, Some("other")).discover().map(|e| e.token),
+            Ok("other".to_string())
+        );
+        let forwarded = format!("http://localhost:{port}");
+        assert_eq!(
+            with(Some(&forwarded), None).discover(),
+            Err(Missing::NoToken(forwarded.clone()))
+        );
+        assert_eq!(
+            with(Some(&forwarded), Some("tok")).discover(),
+            Ok(Endpoint {
+                base: forwarded.clone(),
+                authority: format!("localhost:{port}"),
+                token: "tok".into()
+            })
+        );
+        assert_eq!(
+            with(Some("127.0.0.1:1"), Some("tok")).discover(),
+            Err(Missing::BadAddress("127.0.0.1:1".into()))
+        );
+    }
+
+    #[test]
+    fn probing_finds_a_listener_and_not_a_closed_port() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        assert_eq!(probe(&format!("127.0.0.1:{port}")), Ok(()));
+        drop(listener);
+        assert_eq!(
+            probe(&format!("127.0.0.1:{port}")),
+            Err(Missing::Refused(format!("http://127.0.0.1:{port}")))
+        );
+    }
+}
