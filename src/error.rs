@@ -141,6 +141,36 @@ impl AskError {
         }
     }
 
+    /// The error an error document with `code` stands for (a document read
+    /// back from another process); `None` for a code this binary does not know.
+    pub fn from_code(code: &str, detail: Detail) -> Option<AskError> {
+        let make: fn(Detail) -> AskError = match code {
+            "INVALID_JSON" => AskError::InvalidJson,
+            "INVALID_INPUT" => AskError::InvalidInput,
+            "INPUT_TOO_LARGE" => AskError::InputTooLarge,
+            "MISSING_QUESTION" => AskError::MissingQuestion,
+            "MISSING_OPTIONS" => AskError::MissingOptions,
+            "INVALID_OPTIONS_JSON" => AskError::InvalidOptionsJson,
+            "INVALID_OPTIONS" => AskError::InvalidOptions,
+            "INVALID_QUESTIONS" => AskError::InvalidQuestions,
+            "INVALID_FIELD" => AskError::InvalidField,
+            "UNKNOWN_ACTION" => AskError::UnknownAction,
+            "NO_TTY" => AskError::NoTty,
+            "NO_ELICITATION" => AskError::NoElicitation,
+            "INVALID_REPLY" => AskError::InvalidReply,
+            "READ_ERROR" => AskError::ReadError,
+            "CONFIG_ERROR" => AskError::ConfigError,
+            "WRITE_ERROR" => AskError::WriteError,
+            "WEB_ERROR" => AskError::WebError,
+            "NO_INBOX" => AskError::NoInbox,
+            "UNKNOWN_QUESTION" => AskError::UnknownQuestion,
+            "ALREADY_ANSWERED" => AskError::AlreadyAnswered,
+            "INTERNAL_ERROR" => AskError::InternalError,
+            _ => return None,
+        };
+        Some(make(detail))
+    }
+
     pub fn detail(&self) -> &Detail {
         match self {
             AskError::InvalidJson(d)
@@ -216,4 +246,19 @@ pub struct ErrorBody<'a> {
         skip_serializing_if = "Option::is_none"
     )]
     pub parse_error: Option<Cow<'a, str>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_reads_back_as_itself() {
+        for code in AskError::CODES {
+            let err = AskError::from_code(code, Detail::at("m", "p")).unwrap();
+            assert_eq!(err.code(), code);
+            assert_eq!(err.detail(), &Detail::at("m", "p"));
+        }
+        assert_eq!(AskError::from_code("NOT_A_CODE", Detail::new("m")), None);
+    }
 }

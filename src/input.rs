@@ -97,6 +97,55 @@ pub fn parse(bytes: &[u8]) -> Result<Prompt> {
     parse_object(&decode(bytes)?)
 }
 
+/// What a face that asks is asked to do (DESIGN §10).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    /// A new question: the model, and the decoded input (forwarded as it is
+    /// to the inbox, which parses it again).
+    Ask { prompt: Prompt, input: Object },
+    /// `{"resume": "<inboxId>"}`: the outcome of a question asked through
+    /// the inbox before, or a wait for it.
+    Resume(String),
+}
+
+/// Bytes → a new question or a resume.
+pub fn parse_request(bytes: &[u8]) -> Result<Request> {
+    request_from_object(decode(bytes)?)
+}
+
+/// A decoded object → a new question or a resume.
+pub fn request_from_object(obj: Object) -> Result<Request> {
+    match present(&obj, "resume") {
+        None => parse_object(&obj).map(|prompt| Request::Ask { prompt, input: obj }),
+        Some(Value::String(id)) => {
+            if let Some(key) = ["question", "questions", "prompt"]
+                .into_iter()
+                .find(|k| present(&obj, k).is_some())
+            {
+                return Err(AskError::InvalidInput(Detail::at(
+                    format!("give either resume or a {key}, not both"),
+                    "resume",
+                )));
+            }
+            let id = id.trim();
+            if id.is_empty() {
+                return Err(AskError::InvalidField(Detail::at(
+                    "resume must be the inboxId of a question asked through the inbox, not empty",
+                    "resume",
+                )));
+            }
+            Ok(Request::Resume(id.to_string()))
+        }
+        Some(other) => Err(AskError::InvalidField(Detail::at(
+            format!(
+                "resume must be a string (the inboxId of a question asked through the inbox), not {}",
+                json_type(other)
+            ),
+            "resume",
+        ))),
+    }
+}
+
 /// A decoded object → model, whichever dialect it is written in.
 pub fn parse_object(obj: &Object) -> Result<Prompt> {
     let questions = present(obj, "questions");
@@ -665,5 +714,37 @@ pub fn json_type(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resume_is_told_apart_from_a_question() {
+        assert_eq!(
+            parse_request(br#"{"resume":" 7hq2k9mc "}"#),
+            Ok(Request::Resume("7hq2k9mc".into()))
+        );
+        let asked = parse_request(br#""{\"question\":\"Go?\",\"options\":[\"a\",\"b\"]}""#);
+        let Ok(Request::Ask { prompt, input }) = asked else {
+            panic!("{asked:?}");
+        };
+        assert_eq!(prompt.questions[0].text, "Go?");
+        assert_eq!(input["question"], "Go?", "the decoded (unwrapped) object");
+        // `resume: null` counts as absent.
+        assert!(matches!(
+            parse_request(br#"{"resume":null,"question":"Go?","options":["a","b"]}"#),
+            Ok(Request::Ask { .. })
+        ));
+        for (bytes, code) in [
+            (&br#"{"resume":""}"#[..], "INVALID_FIELD"),
+            (br#"{"resume":7}"#, "INVALID_FIELD"),
+            (br#"{"resume":"x","question":"Go?"}"#, "INVALID_INPUT"),
+        ] {
+            let err = parse_request(bytes).unwrap_err();
+            assert_eq!((err.code(), err.path()), (code, Some("resume")));
+        }
     }
 }

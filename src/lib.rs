@@ -11,6 +11,7 @@ compile_error!(
 );
 
 pub mod answer;
+pub mod ask;
 pub mod check;
 pub mod describe;
 pub mod error;

@@ -7,7 +7,7 @@
 //! as JSON and inserts every piece of user text with `textContent`. Answers
 //! come back as structured choices and are validated here ([`submission`]).
 
-mod submission;
+pub mod submission;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -330,9 +330,14 @@ fn is_token(text: &str) -> bool {
 }
 
 fn random_token() -> io::Result<String> {
-    let mut bytes = [0u8; TOKEN_BYTES];
-    getrandom::fill(&mut bytes).map_err(|e| io::Error::other(e.to_string()))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    random_hex(TOKEN_BYTES)
+}
+
+/// `bytes` bytes from the OS random source, as lowercase hex.
+pub fn random_hex(bytes: usize) -> io::Result<String> {
+    let mut buf = vec![0u8; bytes];
+    getrandom::fill(&mut buf).map_err(|e| io::Error::other(e.to_string()))?;
+    Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Writes `bytes` to `path` whole and with mode 0600: into a new temporary

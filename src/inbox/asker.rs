@@ -1,0 +1,226 @@
+//! Asking through the inbox: hand the question over, then hold a wait
+//! connection until its outcome arrives. If the inbox goes away (stopped,
+//! killed, restarting), reconnect with capped exponential backoff, finding
+//! the inbox afresh each time, and never give up before the asker's own
+//! timeout: the question is in the inbox's store and waits there.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+use tokio::time::Instant;
+
+use super::client::{Client, Failure};
+use super::hub::{Asked, Leaving};
+use super::state::{Endpoint, Lookup};
+use super::store::{Millis, Source, now_ms};
+use crate::answer::{AnswerDocument, Unanswered};
+use crate::error::{AskError, Detail};
+use crate::input::Object;
+
+/// The first pause before reconnecting; it doubles up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(100);
+const MAX_BACKOFF: Duration = Duration::from_secs(2);
+/// A wait stream that sends nothing (not even a heartbeat) this long is dead.
+pub const SILENCE: Duration = Duration::from_secs(15);
+/// How often a signal flag is looked at.
+const FLAG_POLL: Duration = Duration::from_millis(50);
+
+/// What to wait for.
+pub enum Target {
+    /// A new question: the decoded tool input.
+    Ask(Object),
+    /// A question asked before (`{"resume": id}`).
+    Resume(String),
+}
+
+pub struct AskerOptions {
+    pub lookup: Lookup,
+    pub source: Source,
+    /// The asker's own time limit (`None`: it waits as long as it takes).
+    pub timeout: Option<Duration>,
+}
+
+/// The body of an ask, as [`super::hub::AskRequest`] reads it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AskBody<'a> {
+    key: &'a str,
+    input: &'a RawValue,
+    source: &'a Source,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expires_at: Option<Millis>,
+}
+
+#[derive(Serialize)]
+struct LeaveBody {
+    reason: &'static str,
+}
+
+/// Asks through the inbox and waits for the outcome, the timeout, or
+/// `cancelled` (a signal, an MCP cancel), whichever comes first. NO_INBOX
+/// when no inbox runs at the start; after that, outages are waited out.
+/// `on_asked` hears the question's id and the inbox's address once it is
+/// in the inbox.
+pub async fn ask(
+    target: Target,
+    options: AskerOptions,
+    cancelled: impl Future<Output = ()>,
+    on_asked: impl FnOnce(&str, &Endpoint),
+) -> Result<AnswerDocument, AskError> {
+    let deadline = options.timeout.map(|t| Instant::now() + t);
+    let expires_at = options
+        .timeout
+        .and_then(|t| Millis::try_from(t.as_millis()).ok())
+        .map(|t| now_ms().saturating_add(t));
+    let endpoint = options
+        .lookup
+        .discover()
+        .map_err(|missing| AskError::NoInbox(Detail::new(missing.message())))?;
+    let mut asker = Asker {
+        lookup: options.lookup,
+        client: Client::new(endpoint),
+        backoff: FIRST_BACKOFF,
+    };
+    let until_deadline = async {
+        match deadline {
+            Some(deadline) => tokio::time::sleep_until(deadline).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(until_deadline, cancelled);
+    let id = match target {
+        Target::Resume(id) => id,
+        Target::Ask(input) => {
+            let key = super::state::random_hex(16)
+                .map_err(|e| AskError::InternalError(Detail::new(e.to_string())))?;
+            let input = RawValue::from_string(crate::document_line(&input))
+                .map_err(|e| AskError::InternalError(Detail::new(e.to_string())))?;
+            let body = AskBody {
+                key: &key,
+                input: &input,
+                source: &options.source,
+                expires_at,
+            };
+            tokio::select! {
+                asked = asker.ask(&body) => asked?,
+                () = &mut until_deadline => return Ok(AnswerDocument::unanswered(Unanswered::TimedOut)),
+                () = &mut cancelled => return Ok(AnswerDocument::unanswered(Unanswered::Cancelled)),
+            }
+        }
+    };
+    on_asked(&id, asker.client.endpoint());
+    tokio::select! {
+        outcome = asker.wait(&id) => outcome,
+        () = &mut until_deadline => Ok(asker.leave(&id, Leaving::Timeout).await),
+        () = &mut cancelled => Ok(asker.leave(&id, Leaving::Cancelled).await),
+    }
+}
+
+/// Resolves once `flag` is set (by a signal handler).
+pub async fn flag_set(flag: Arc<AtomicBool>) {
+    while !flag.load(Ordering::SeqCst) {
+        tokio::time::sleep(FLAG_POLL).await;
+    }
+}
+
+struct Asker {
+    lookup: Lookup,
+    client: Client,
+    backoff: Duration,
+}
+
+impl Asker {
+    /// Hands the question over, retrying the same key (so never twice).
+    async fn ask(&mut self, body: &AskBody<'_>) -> Result<String, AskError> {
+        loop {
+            match self.client.post::<_, Asked>("/api/ask", body).await {
+                Ok(asked) => return Ok(asked.inbox_id),
+                Err(Failure::Refused(err)) => return Err(err),
+                Err(Failure::Unreachable(_)) => self.pause().await,
+            }
+        }
+    }
+
+    /// Holds a wait connection until the outcome arrives.
+    async fn wait(&mut self, id: &str) -> Result<AnswerDocument, AskError> {
+        let path = format!("/api/questions/{id}/wait");
+        loop {
+            match self.client.events(&path).await {
+                Ok(mut events) => {
+                    self.backoff = FIRST_BACKOFF;
+                    if let Some(data) = events.next(SILENCE).await {
+                        return read_document(&data);
+                    }
+                }
+                Err(Failure::Refused(err)) => return Err(err),
+                Err(Failure::Unreachable(_)) => {}
+            }
+            self.pause().await;
+        }
+    }
+
+    /// Tells the inbox the asker leaves; its answer is the final document
+    /// (an outcome that came first wins). Without an inbox, the local one.
+    async fn leave(&mut self, id: &str, why: Leaving) -> AnswerDocument {
+        let path = format!("/api/questions/{id}/leave");
+        let reason = match why {
+            Leaving::Timeout => "timeout",
+            Leaving::Cancelled => "cancelled",
+        };
+        match self.client.post(&path, &LeaveBody { reason }).await {
+            Ok(document) => document,
+            Err(_) => match why {
+                Leaving::Timeout => AnswerDocument::unanswered(Unanswered::TimedOut),
+                Leaving::Cancelled => AnswerDocument::unanswered(Unanswered::Cancelled),
+            }
+            .with_inbox_id(id),
+        }
+    }
+
+    /// Waits before the next try, then looks for the inbox again (it may
+    /// come back on another port).
+    async fn pause(&mut self) {
+        tokio::time::sleep(self.backoff).await;
+        self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
+        if let Ok(endpoint) = self.lookup.discover() {
+            self.client = Client::new(endpoint);
+        }
+    }
+}
+
+fn read_document(data: &str) -> Result<AnswerDocument, AskError> {
+    serde_json::from_str(data).map_err(|e| {
+        AskError::InternalError(Detail::new(format!(
+            "the inbox sent an outcome this ask_user cannot read ({e}); run the same version as the inbox"
+        )))
+    })
+}
+
+/// Where this asker runs: `name` (an MCP client's own), else
+/// `ASK_USER_SOURCE`, else the parent process's name (Linux); the working
+/// directory; the process id.
+pub fn local_source(name: Option<String>) -> Source {
+    let name = name
+        .or_else(|| std::env::var("ASK_USER_SOURCE").ok())
+        .map(|n| n.trim().to_string())
+        .filter(|n| !n.is_empty())
+        .or_else(parent_name);
+    Source {
+        name,
+        cwd: std::env::current_dir()
+            .ok()
+            .map(|dir| dir.to_string_lossy().into_owned()),
+        pid: Some(std::process::id()),
+    }
+}
+
+fn parent_name() -> Option<String> {
+    // SAFETY: getppid has no preconditions.
+    let parent = unsafe { libc::getppid() };
+    let name = std::fs::read_to_string(format!("/proc/{parent}/comm")).ok()?;
+    Some(name.trim().to_string()).filter(|n| !n.is_empty())
+}

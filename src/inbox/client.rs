@@ -1,0 +1,268 @@
+//! The inbox's clients: askers and the CLI verbs speak HTTP/1.1 to it with
+//! hyper's client, one connection per request, with the token as a bearer.
+//! Whatever the inbox refuses comes back as the error it sent (its error
+//! document read back into an [`AskError`]).
+
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use http::{Method, Request, StatusCode, header};
+use http_body::Body as _;
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio::net::TcpStream;
+
+use super::state::Endpoint;
+use crate::error::{AskError, Detail, ErrorDocument};
+
+/// Time to connect to the inbox and get a response's head.
+const RESPONSE_TIME: Duration = Duration::from_secs(10);
+/// Largest whole response read (a listing of many questions fits easily).
+const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
+/// Largest event read from a stream (an outcome document fits easily).
+const MAX_EVENT_BYTES: usize = 1024 * 1024;
+
+/// Why a request did not get an answer from the inbox.
+#[derive(Debug)]
+pub enum Failure {
+    /// No connection, or it broke: the inbox may be restarting; try again.
+    Unreachable(String),
+    /// The inbox answered with an error: final.
+    Refused(AskError),
+}
+
+impl Failure {
+    /// As an error for a person or a model.
+    pub fn into_error(self, endpoint: &Endpoint) -> AskError {
+        match self {
+            Failure::Refused(err) => err,
+            Failure::Unreachable(why) => AskError::NoInbox(Detail::new(format!(
+                "the inbox at {} did not answer ({why}); start it with `ask_user inbox`",
+                endpoint.base
+            ))),
+        }
+    }
+}
+
+pub struct Client {
+    endpoint: Endpoint,
+}
+
+impl Client {
+    pub fn new(endpoint: Endpoint) -> Client {
+        Client { endpoint }
+    }
+
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    /// A GET whose JSON answer is read whole.
+    pub async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, Failure> {
+        let response = self.send(Method::GET, path, None).await?;
+        read_json(response).await
+    }
+
+    /// A POST of `body` as JSON, whose JSON answer is read whole.
+    pub async fn post<B: Serialize, T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &B,
+    ) -> Result<T, Failure> {
+        let bytes = crate::document_line(body).into_bytes();
+        let response = self.send(Method::POST, path, Some(bytes)).await?;
+        read_json(response).await
+    }
+
+    /// A GET of a stream of server-sent events.
+    pub async fn events(&self, path: &str) -> Result<Events, Failure> {
+        let response = self.send(Method::GET, path, None).await?;
+        if !response.status().is_success() {
+            return Err(refused(response).await);
+        }
+        Ok(Events {
+            body: response.into_body(),
+            buffer: BytesMut::new(),
+        })
+    }
+
+    async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+    ) -> Result<http::Response<Incoming>, Failure> {
+        let unreachable = |e: &dyn std::fmt::Display| Failure::Unreachable(e.to_string());
+        let exchange = async {
+            let stream = TcpStream::connect(&self.endpoint.authority)
+                .await
+                .map_err(|e| unreachable(&e))?;
+            let _ = stream.set_nodelay(true);
+            let (mut sender, connection) =
+                hyper::client::conn::http1::handshake(TokioIo::new(stream))
+                    .await
+                    .map_err(|e| unreachable(&e))?;
+            // The connection runs beside the request; it ends with the response.
+            tokio::spawn(connection);
+            let mut request = Request::builder()
+                .method(method)
+                .uri(path)
+                .header(header::HOST, &self.endpoint.authority)
+                .header(
+                    header::AUTHORIZATION,
+                    format!("Bearer {}", self.endpoint.token),
+                );
+            if body.is_some() {
+                request = request.header(header::CONTENT_TYPE, "application/json");
+            }
+            let request = request
+                .body(Whole(body.map(Bytes::from)))
+                .map_err(|e| unreachable(&e))?;
+            sender
+                .send_request(request)
+                .await
+                .map_err(|e| unreachable(&e))
+        };
+        tokio::time::timeout(RESPONSE_TIME, exchange)
+            .await
+            .unwrap_or_else(|_| Err(Failure::Unreachable("no response in time".into())))
+    }
+}
+
+/// A stream of server-sent events.
+pub struct Events {
+    body: Incoming,
+    buffer: BytesMut,
+}
+
+impl Events {
+    /// The next event's data (comments, the heartbeats, are skipped); `None`
+    /// when the stream ends, breaks, or sends nothing for `silence`.
+    pub async fn next(&mut self, silence: Duration) -> Option<String> {
+        loop {
+            if let Some(end) = find(&self.buffer, b"\n\n") {
+                let event = self.buffer.split_to(end + 2);
+                let data: Vec<&str> = std::str::from_utf8(&event)
+                    .ok()?
+                    .lines()
+                    .filter_map(|line| line.strip_prefix("data:"))
+                    .map(|data| data.strip_prefix(' ').unwrap_or(data))
+                    .collect();
+                if data.is_empty() {
+                    continue;
+                }
+                return Some(data.join("\n"));
+            }
+            if self.buffer.len() > MAX_EVENT_BYTES {
+                return None;
+            }
+            let frame =
+                std::future::poll_fn(|cx| std::pin::Pin::new(&mut self.body).poll_frame(cx));
+            match tokio::time::timeout(silence, frame).await {
+                Ok(Some(Ok(frame))) => {
+                    if let Ok(data) = frame.into_data() {
+                        self.buffer.extend_from_slice(&data);
+                    }
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack
+        .windows(needle.len())
+        .position(|window| window == needle)
+}
+
+async fn read_json<T: DeserializeOwned>(response: http::Response<Incoming>) -> Result<T, Failure> {
+    if !response.status().is_success() {
+        return Err(refused(response).await);
+    }
+    let bytes = read_whole(response.into_body()).await?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        Failure::Refused(AskError::InternalError(Detail::new(format!(
+            "the inbox answered something this ask_user cannot read ({e}); run the same version as the inbox"
+        ))))
+    })
+}
+
+/// The error an unsuccessful response stands for: the error document the
+/// inbox sent, or (a refusal by the server itself) one made from its text.
+async fn refused(response: http::Response<Incoming>) -> Failure {
+    let status = response.status();
+    let bytes = match read_whole(response.into_body()).await {
+        Ok(bytes) => bytes,
+        Err(failure) => return failure,
+    };
+    if let Ok(document) = serde_json::from_slice::<ErrorDocument<'_>>(&bytes) {
+        let detail = Detail {
+            message: document.error.message.into_owned(),
+            path: document.error.path.map(|p| p.into_owned()),
+            parse_error: document.error.parse_error.map(|p| p.into_owned()),
+        };
+        if let Some(err) = AskError::from_code(&document.error.code, detail) {
+            return Failure::Refused(err);
+        }
+    }
+    let text = String::from_utf8_lossy(&bytes).trim().to_string();
+    let err = match status {
+        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
+            AskError::NoInbox(Detail::new(format!(
+                "the inbox refused this ask_user ({status}: {text}); the token (inbox.json or ASK_USER_TOKEN) is not the running inbox's"
+            )))
+        }
+        _ => AskError::InternalError(Detail::new(format!(
+            "the inbox refused the request ({status}: {text})"
+        ))),
+    };
+    Failure::Refused(err)
+}
+
+async fn read_whole(mut body: Incoming) -> Result<Bytes, Failure> {
+    let mut bytes = BytesMut::new();
+    let read = async {
+        while let Some(frame) =
+            std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await
+        {
+            let frame = frame.map_err(|e| Failure::Unreachable(e.to_string()))?;
+            if let Ok(data) = frame.into_data() {
+                if bytes.len() + data.len() > MAX_RESPONSE_BYTES {
+                    return Err(Failure::Unreachable("the response is too large".into()));
+                }
+                bytes.extend_from_slice(&data);
+            }
+        }
+        Ok(())
+    };
+    tokio::time::timeout(RESPONSE_TIME, read)
+        .await
+        .unwrap_or_else(|_| Err(Failure::Unreachable("the response stalled".into())))?;
+    Ok(bytes.freeze())
+}
+
+/// A request body sent whole (or none).
+struct Whole(Option<Bytes>);
+
+impl http_body::Body for Whole {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        std::task::Poll::Ready(self.0.take().map(|bytes| Ok(http_body::Frame::data(bytes))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.0.is_none()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        http_body::SizeHint::with_exact(self.0.as_ref().map_or(0, |b| b.len() as u64))
+    }
+}

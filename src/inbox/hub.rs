@@ -1,0 +1,728 @@
+//! The inbox's heart, apart from HTTP: the pending questions (in the store
+//! and, parsed, in memory), who waits for them, and every way one ends. The
+//! routes ([`super::routes`]) only translate requests into these calls.
+//!
+//! Every change goes to the store first; only after it is on disk are
+//! waiters and pages told.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use tokio::sync::{broadcast, watch};
+
+use super::store::{self, Decided, Decision, Face, Millis, NewQuestion, Outcome, Source, Store};
+use crate::answer::{AnswerDocument, Unanswered, resolve_replies};
+use crate::error::{AskError, Detail};
+use crate::model::Prompt;
+use crate::prompt::PromptDocument;
+use crate::web::submission::{self, Submission};
+
+/// How many changes a slow page may fall behind before its stream restarts.
+const CHANGES_BUFFER: usize = 256;
+/// Longest ask key, source name and working directory accepted.
+const MAX_KEY_CHARS: usize = 64;
+const MAX_NAME_CHARS: usize = 200;
+const MAX_CWD_CHARS: usize = 4096;
+
+/// What an asker sends to ask.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AskRequest {
+    /// Chosen by the asker (random); a retried ask with the same key gets
+    /// the same question back instead of a second one.
+    pub key: String,
+    /// The tool input, in any dialect, as the asker read it.
+    pub input: Box<RawValue>,
+    #[serde(default)]
+    pub source: Source,
+    /// When the asker gives up (milliseconds since the Unix epoch).
+    #[serde(default)]
+    pub expires_at: Option<Millis>,
+}
+
+/// The reply to an ask.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Asked {
+    #[serde(rename = "inboxId")]
+    pub inbox_id: String,
+}
+
+/// A pending question as `inbox list` prints it and the page receives it.
+#[derive(Debug, Serialize)]
+pub struct Listed<'a> {
+    #[serde(rename = "inboxId")]
+    pub inbox_id: &'a str,
+    pub source: &'a Source,
+    #[serde(rename = "askedAt")]
+    pub asked_at: String,
+    #[serde(rename = "expiresAt", skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+    /// The question's prompt document, as `ask_user prompt` prints it.
+    pub document: &'a RawValue,
+}
+
+/// How the person or an asker ends a question.
+#[derive(Debug)]
+pub enum Action {
+    /// The page's structured answer.
+    Submit(Submission),
+    /// `inbox answer --reply …`: one reply per question (the §7 rules).
+    Replies(Vec<String>),
+    /// The page's Decline.
+    Decline,
+    /// `inbox cancel`, or the asker cancelled.
+    Cancel,
+}
+
+/// Why an asker leaves its question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Leaving {
+    /// Its own time ran out.
+    Timeout,
+    /// It was cancelled (Ctrl-C, a signal, an MCP cancel).
+    Cancelled,
+}
+
+/// What the page hears about.
+#[derive(Debug, Clone)]
+pub enum Change {
+    /// A new question (its [`Listed`] JSON).
+    Asked(Arc<str>),
+    /// A question got its outcome.
+    Closed {
+        id: String,
+        outcome: Outcome,
+        face: Face,
+    },
+    /// Its asker is connected (`true`) or not.
+    Presence { id: String, present: bool },
+}
+
+/// A question that is still open, as held in memory.
+struct Open {
+    prompt: Prompt,
+    asked_at: Millis,
+    /// Its [`Listed`] JSON.
+    listed: Arc<str>,
+    /// The outcome's document, once there is one.
+    outcome: watch::Sender<Option<Arc<str>>>,
+    /// Wait connections open for it.
+    waiters: usize,
+    /// Since when no asker waits (`None` while one does).
+    absent_since: Option<Instant>,
+}
+
+pub struct Hub {
+    state: Mutex<State>,
+    changes: broadcast::Sender<Change>,
+    /// How long a question may have no asker waiting before it is withdrawn.
+    grace: Duration,
+}
+
+struct State {
+    store: Store,
+    open: HashMap<String, Open>,
+}
+
+impl Hub {
+    /// Loads the pending questions of `store`. Their askers get `grace` to
+    /// come back (they reconnect with backoff after an inbox restart).
+    pub fn new(store: Store, grace: Duration) -> Result<Hub, AskError> {
+        let now = Instant::now();
+        let mut open = HashMap::new();
+        for stored in store.pending().map_err(store_error)? {
+            // A stored input was accepted once; the same parser accepts it again.
+            let Ok(prompt) = crate::input::parse(stored.input.as_bytes()) else {
+                continue;
+            };
+            let listed = listed_json(
+                &stored.id,
+                &stored.source,
+                stored.asked_at,
+                stored.expires_at,
+                &stored.prompt,
+            )?;
+            open.insert(
+                stored.id,
+                Open {
+                    prompt,
+                    asked_at: stored.asked_at,
+                    listed,
+                    outcome: watch::Sender::new(None),
+                    waiters: 0,
+                    absent_since: Some(now),
+                },
+            );
+        }
+        Ok(Hub {
+            state: Mutex::new(State { store, open }),
+            changes: broadcast::Sender::new(CHANGES_BUFFER),
+            grace,
+        })
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Stores a new question (or finds the one a retry stands for).
+    pub fn ask(&self, request: &AskRequest) -> Result<Asked, AskError> {
+        check_request(request)?;
+        let prompt = crate::input::parse(request.input.get().as_bytes())?;
+        let document = crate::document_line(&PromptDocument::new(&prompt));
+        let asked_at = store::now_ms();
+        let mut state = self.state();
+        let (id, created) = state
+            .store
+            .ask(&NewQuestion {
+                ask_key: request.key.clone(),
+                input: request.input.get().to_string(),
+                prompt: document.clone(),
+                source: request.source.clone(),
+                asked_at,
+                expires_at: request.expires_at,
+            })
+            .map_err(store_error)?;
+        if created {
+            let listed = listed_json(
+                &id,
+                &request.source,
+                asked_at,
+                request.expires_at,
+                &document,
+            )?;
+            state.open.insert(
+                id.clone(),
+                Open {
+                    prompt,
+                    asked_at,
+                    listed: Arc::clone(&listed),
+                    outcome: watch::Sender::new(None),
+                    waiters: 0,
+                    absent_since: Some(Instant::now()),
+                },
+            );
+            let _ = self.changes.send(Change::Asked(listed));
+        }
+        Ok(Asked { inbox_id: id })
+    }
+
+    /// Every pending question, oldest first, as [`Listed`] JSON.
+    pub fn list(&self) -> Vec<Arc<str>> {
+        listed_in_order(&self.state())
+    }
+
+    /// The pending questions now, and every change after them.
+    pub fn subscribe(&self) -> (Vec<Arc<str>>, broadcast::Receiver<Change>) {
+        // Under the lock, so that no change falls between the two.
+        let state = self.state();
+        (listed_in_order(&state), self.changes.subscribe())
+    }
+
+    /// Waits for question `id`: its document at once when it has an outcome,
+    /// else a [`Waiter`] that counts as the asker being present.
+    pub fn wait(self: &Arc<Self>, id: &str) -> Result<Wait, AskError> {
+        let mut state = self.state();
+        if let Some(open) = state.open.get_mut(id) {
+            open.waiters += 1;
+            let came_back = open.absent_since.take().is_some();
+            let outcome = open.outcome.subscribe();
+            drop(state);
+            if came_back {
+                let _ = self.changes.send(Change::Presence {
+                    id: id.to_string(),
+                    present: true,
+                });
+            }
+            return Ok(Wait::Pending(Waiter {
+                hub: Arc::clone(self),
+                id: id.to_string(),
+                outcome,
+            }));
+        }
+        match decision(&state.store, id)? {
+            Some(decision) => Ok(Wait::Done(decision.document.into())),
+            None => Err(unknown_question(id)),
+        }
+    }
+
+    /// Ends question `id` by `action`, done through `face`: the first outcome
+    /// wins; later ones get ALREADY_ANSWERED. Returns the document its asker gets.
+    pub fn decide(&self, id: &str, action: Action, face: Face) -> Result<Arc<str>, AskError> {
+        let mut state = self.state();
+        let Some(open) = state.open.get(id) else {
+            return match decision(&state.store, id)? {
+                Some(decision) => Err(already_decided(id, &decision)),
+                None => Err(unknown_question(id)),
+            };
+        };
+        let (outcome, document) = match action {
+            Action::Submit(submission) => (
+                Outcome::Answered,
+                submission::resolve(&open.prompt, submission)?,
+            ),
+            Action::Replies(replies) => {
+                (Outcome::Answered, resolve_replies(&open.prompt, &replies)?)
+            }
+            Action::Decline => (
+                Outcome::Declined,
+                AnswerDocument::unanswered(Unanswered::Declined),
+            ),
+            Action::Cancel => (
+                Outcome::Cancelled,
+                AnswerDocument::unanswered(Unanswered::Cancelled),
+            ),
+        };
+        self.close(&mut state, id, outcome, face, document)
+    }
+
+    /// The asker leaves (`why`) without an answer: the question ends timed out
+    /// or cancelled, unless it already has an outcome, whose document is
+    /// returned then (an answer that beat the asker's timeout still reaches it).
+    pub fn leave(&self, id: &str, why: Leaving) -> Result<Arc<str>, AskError> {
+        let mut state = self.state();
+        if !state.open.contains_key(id) {
+            return match decision(&state.store, id)? {
+                Some(decision) => Ok(decision.document.into()),
+                None => Err(unknown_question(id)),
+            };
+        }
+        let (outcome, how) = match why {
+            Leaving::Timeout => (Outcome::TimedOut, Unanswered::TimedOut),
+            Leaving::Cancelled => (Outcome::Cancelled, Unanswered::Cancelled),
+        };
+        let document = AnswerDocument::unanswered(how);
+        self.close(&mut state, id, outcome, Face::Asker, document)
+    }
+
+    /// Withdraws every question whose asker has been away longer than the
+    /// grace time (killed, or its connection lost for good). Returns their ids.
+    pub fn sweep(&self, now: Instant) -> Vec<String> {
+        let mut state = self.state();
+        let gone: Vec<String> = state
+            .open
+            .iter()
+            .filter(|(_, open)| {
+                open.absent_since
+                    .is_some_and(|since| now.saturating_duration_since(since) >= self.grace)
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        gone.into_iter()
+            .filter(|id| {
+                let mut document = AnswerDocument::unanswered(Unanswered::Cancelled);
+                document.reason = Some("asker gone".into());
+                self.close(&mut state, id, Outcome::AskerGone, Face::Inbox, document)
+                    .is_ok()
+            })
+            .collect()
+    }
+
+    /// Writes the outcome (first writer wins), then tells the waiters and pages.
+    fn close(
+        &self,
+        state: &mut State,
+        id: &str,
+        outcome: Outcome,
+        face: Face,
+        document: AnswerDocument,
+    ) -> Result<Arc<str>, AskError> {
+        let line: Arc<str> = crate::document_line(&document.with_inbox_id(id)).into();
+        let decision = Decision {
+            outcome,
+            face,
+            document: line.to_string(),
+            at: store::now_ms(),
+        };
+        match state.store.decide(id, &decision).map_err(store_error)? {
+            Decided::Now => {}
+            Decided::Already(earlier) => return Err(already_decided(id, &earlier)),
+            Decided::Unknown => return Err(unknown_question(id)),
+        }
+        if let Some(open) = state.open.remove(id) {
+            open.outcome.send_replace(Some(Arc::clone(&line)));
+        }
+        let _ = self.changes.send(Change::Closed {
+            id: id.to_string(),
+            outcome,
+            face,
+        });
+        Ok(line)
+    }
+
+    /// A wait connection closed.
+    fn waiter_left(&self, id: &str) {
+        let mut state = self.state();
+        let Some(open) = state.open.get_mut(id) else {
+            return;
+        };
+        open.waiters = open.waiters.saturating_sub(1);
+        if open.waiters == 0 {
+            open.absent_since = Some(Instant::now());
+            drop(state);
+            let _ = self.changes.send(Change::Presence {
+                id: id.to_string(),
+                present: false,
+            });
+        }
+    }
+
+    /// Whether question `id` is pending and its asker is connected.
+    pub fn is_present(&self, id: &str) -> Option<bool> {
+        self.state().open.get(id).map(|open| open.waiters > 0)
+    }
+}
+
+/// What [`Hub::wait`] found.
+pub enum Wait {
+    /// The question's outcome document.
+    Done(Arc<str>),
+    Pending(Waiter),
+}
+
+/// An asker waiting for an outcome; dropping it (the connection closed)
+/// starts the grace time.
+pub struct Waiter {
+    hub: Arc<Hub>,
+    id: String,
+    outcome: watch::Receiver<Option<Arc<str>>>,
+}
+
+impl Waiter {
+    /// The outcome's document; `None` if the inbox is stopping first.
+    pub async fn outcome(&mut self) -> Option<Arc<str>> {
+        self.outcome
+            .wait_for(Option::is_some)
+            .await
+            .ok()
+            .and_then(|document| document.clone())
+    }
+}
+
+impl Drop for Waiter {
+    fn drop(&mut self) {
+        self.hub.waiter_left(&self.id);
+    }
+}
+
+fn listed_in_order(state: &State) -> Vec<Arc<str>> {
+    let mut open: Vec<(&String, &Open)> = state.open.iter().collect();
+    open.sort_by(|(a_id, a), (b_id, b)| a.asked_at.cmp(&b.asked_at).then(a_id.cmp(b_id)));
+    open.into_iter()
+        .map(|(_, open)| Arc::clone(&open.listed))
+        .collect()
+}
+
+fn listed_json(
+    id: &str,
+    source: &Source,
+    asked_at: Millis,
+    expires_at: Option<Millis>,
+    document: &str,
+) -> Result<Arc<str>, AskError> {
+    let document: Box<RawValue> = serde_json::from_str(document).map_err(|e| {
+        AskError::InternalError(Detail::new(format!(
+            "a stored prompt document is not JSON ({e})"
+        )))
+    })?;
+    let listed = Listed {
+        inbox_id: id,
+        source,
+        asked_at: rfc3339(asked_at),
+        expires_at: expires_at.map(rfc3339),
+        document: &document,
+    };
+    Ok(crate::document_line(&listed).into())
+}
+
+fn check_request(request: &AskRequest) -> Result<(), AskError> {
+    let bad = |message: String, path: &str| Err(AskError::InvalidField(Detail::at(message, path)));
+    let key = &request.key;
+    if key.is_empty()
+        || key.chars().count() > MAX_KEY_CHARS
+        || !key.chars().all(|c| c.is_ascii_graphic())
+    {
+        return bad(
+            format!("key must be 1 to {MAX_KEY_CHARS} visible ASCII characters"),
+            "key",
+        );
+    }
+    if let Some(name) = &request.source.name
+        && name.chars().count() > MAX_NAME_CHARS
+    {
+        return bad(
+            format!("source.name must be at most {MAX_NAME_CHARS} characters"),
+            "source.name",
+        );
+    }
+    if let Some(cwd) = &request.source.cwd
+        && cwd.chars().count() > MAX_CWD_CHARS
+    {
+        return bad(
+            format!("source.cwd must be at most {MAX_CWD_CHARS} characters"),
+            "source.cwd",
+        );
+    }
+    Ok(())
+}
+
+fn decision(store: &Store, id: &str) -> Result<Option<Decision>, AskError> {
+    Ok(store
+        .get(id)
+        .map_err(store_error)?
+        .and_then(|stored| stored.decision))
+}
+
+pub fn unknown_question(id: &str) -> AskError {
+    AskError::UnknownQuestion(Detail::new(format!(
+        "the inbox has no question {id:?}; list the pending ones with `ask_user inbox list`"
+    )))
+}
+
+fn already_decided(id: &str, decision: &Decision) -> AskError {
+    let how = match (decision.outcome, decision.face) {
+        (Outcome::Answered, Face::Page) => "answered in the page",
+        (Outcome::Answered, Face::Cli) => "answered from a terminal (inbox answer)",
+        (Outcome::Answered, _) => "answered by its asker",
+        (Outcome::Declined, _) => "declined in the page",
+        (Outcome::Cancelled, Face::Cli) => "cancelled from a terminal (inbox cancel)",
+        (Outcome::Cancelled, _) => "cancelled by its asker",
+        (Outcome::Dismissed, _) => "dismissed in the page",
+        (Outcome::TimedOut, _) => "timed out",
+        (Outcome::AskerGone, _) => "withdrawn: its asker went away",
+    };
+    AskError::AlreadyAnswered(Detail::new(format!(
+        "question {id} is already closed ({how}); nothing was changed"
+    )))
+}
+
+fn store_error(err: store::Error) -> AskError {
+    AskError::InternalError(Detail::new(format!(
+        "the inbox's store failed ({err}); check the state folder's disk and permissions"
+    )))
+}
+
+/// `ms` since the Unix epoch as RFC 3339 UTC with milliseconds
+/// (`2026-11-23T13:45:12.345Z`).
+pub fn rfc3339(ms: Millis) -> String {
+    let secs = ms.div_euclid(1000);
+    let millis = ms.rem_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let rest = secs.rem_euclid(86_400);
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SELECT: &str = r#"{"question":"Deploy where?","options":["Staging","Production"]}"#;
+
+    fn hub(grace: Duration) -> (tempfile::TempDir, Arc<Hub>) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("inbox.sqlite3")).unwrap();
+        (dir, Arc::new(Hub::new(store, grace).unwrap()))
+    }
+
+    fn request(key: &str, input: &str) -> AskRequest {
+        AskRequest {
+            key: key.into(),
+            input: RawValue::from_string(input.into()).unwrap(),
+            source: Source {
+                name: Some("test".into()),
+                cwd: Some("/tmp".into()),
+                pid: Some(1),
+            },
+            expires_at: None,
+        }
+    }
+
+    fn value(line: &str) -> serde_json::Value {
+        serde_json::from_str(line).unwrap()
+    }
+
+    #[test]
+    fn rfc3339_dates() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(rfc3339(951_782_400_123), "2000-02-29T00:00:00.123Z");
+        assert_eq!(rfc3339(1_795_441_512_345), "2026-11-23T13:45:12.345Z");
+        assert_eq!(rfc3339(-1), "1969-12-31T23:59:59.999Z");
+    }
+
+    #[test]
+    fn an_answer_reaches_the_waiter_with_the_inbox_id() {
+        let (_dir, hub) = hub(Duration::from_secs(60));
+        let Asked { inbox_id: id } = hub.ask(&request("k1", SELECT)).unwrap();
+        let listed = hub.list();
+        assert_eq!(listed.len(), 1);
+        let item = value(&listed[0]);
+        assert_eq!(item["inboxId"], id.as_str());
+        assert_eq!(item["source"]["name"], "test");
+        assert_eq!(item["document"]["prompt"]["question"], "Deploy where?");
+        let Wait::Pending(mut waiter) = hub.wait(&id).unwrap() else {
+            panic!("pending");
+        };
+        assert_eq!(hub.is_present(&id), Some(true));
+        let document = hub
+            .decide(&id, Action::Replies(vec!["2".into()]), Face::Cli)
+            .unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let got = runtime.block_on(waiter.outcome()).unwrap();
+        assert_eq!(got, document);
+        assert_eq!(
+            value(&got),
+            serde_json::json!({"tool":"ask_user","version":1,"status":"ok","answered":true,
+                "cancelled":false,"timedOut":false,"inboxId":id,
+                "answers":[{"questionId":"q1","values":["Production"],"optionIds":["2"]}]})
+        );
+        assert!(hub.list().is_empty());
+        // Later: the outcome at once, and ALREADY_ANSWERED for a second answer.
+        let Wait::Done(again) = hub.wait(&id).unwrap() else {
+            panic!("done");
+        };
+        assert_eq!(again, document);
+        let err = hub.decide(&id, Action::Cancel, Face::Page).unwrap_err();
+        assert_eq!(err.code(), "ALREADY_ANSWERED");
+        assert!(err.message().contains("answered from a terminal"), "{err}");
+        // And the asker's late timeout gets the answer, not a timeout.
+        assert_eq!(hub.leave(&id, Leaving::Timeout).unwrap(), document);
+    }
+
+    #[test]
+    fn errors_for_unknown_ids_and_bad_replies() {
+        let (_dir, hub) = hub(Duration::from_secs(60));
+        let Asked { inbox_id: id } = hub.ask(&request("k1", SELECT)).unwrap();
+        let err = hub
+            .decide("00000000", Action::Cancel, Face::Cli)
+            .unwrap_err();
+        assert_eq!(err.code(), "UNKNOWN_QUESTION");
+        assert!(err.message().contains("ask_user inbox list"), "{err}");
+        assert_eq!(hub.wait("nope").err().unwrap().code(), "UNKNOWN_QUESTION");
+        let err = hub
+            .decide(&id, Action::Replies(vec!["7".into()]), Face::Cli)
+            .unwrap_err();
+        assert_eq!(err.code(), "INVALID_REPLY");
+        assert_eq!(hub.list().len(), 1, "a refused reply changes nothing");
+        let err = hub
+            .ask(&request("k2", r#"{"question":"no options"}"#))
+            .unwrap_err();
+        assert_eq!(err.code(), "MISSING_OPTIONS");
+        let mut bad_key = request("", SELECT);
+        assert_eq!(hub.ask(&bad_key).unwrap_err().code(), "INVALID_FIELD");
+        bad_key.key = "x".repeat(65);
+        assert_eq!(hub.ask(&bad_key).unwrap_err().path(), Some("key"));
+    }
+
+    #[test]
+    fn a_retry_is_the_same_question_and_a_restart_keeps_pending_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("inbox.sqlite3");
+        let hub = Hub::new(Store::open(&path).unwrap(), Duration::from_secs(60)).unwrap();
+        let first = hub.ask(&request("k1", SELECT)).unwrap().inbox_id;
+        assert_eq!(hub.ask(&request("k1", SELECT)).unwrap().inbox_id, first);
+        let second = hub.ask(&request("k2", SELECT)).unwrap().inbox_id;
+        hub.decide(&second, Action::Decline, Face::Page).unwrap();
+        let third = hub.ask(&request("k3", SELECT)).unwrap().inbox_id;
+        drop(hub);
+        let hub = Arc::new(Hub::new(Store::open(&path).unwrap(), Duration::from_secs(60)).unwrap());
+        let ids: Vec<String> = hub
+            .list()
+            .iter()
+            .map(|l| value(l)["inboxId"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(ids, [first.clone(), third]);
+        let declined = hub.wait(&second).ok().and_then(|w| match w {
+            Wait::Done(document) => Some(value(&document)),
+            Wait::Pending(_) => None,
+        });
+        assert_eq!(declined.unwrap()["reason"], "declined");
+        hub.decide(&first, Action::Replies(vec!["Staging".into()]), Face::Page)
+            .unwrap();
+    }
+
+    #[test]
+    fn a_question_without_its_asker_is_withdrawn_after_the_grace_time() {
+        let (_dir, hub) = hub(Duration::from_secs(5));
+        let id = hub.ask(&request("k1", SELECT)).unwrap().inbox_id;
+        let start = Instant::now();
+        let Wait::Pending(waiter) = hub.wait(&id).unwrap() else {
+            panic!("pending");
+        };
+        assert!(
+            hub.sweep(start + Duration::from_secs(60)).is_empty(),
+            "present"
+        );
+        drop(waiter);
+        assert_eq!(hub.is_present(&id), Some(false));
+        assert!(
+            hub.sweep(Instant::now()).is_empty(),
+            "within the grace time"
+        );
+        assert_eq!(
+            hub.sweep(Instant::now() + Duration::from_secs(6)),
+            [id.clone()]
+        );
+        let Wait::Done(document) = hub.wait(&id).unwrap() else {
+            panic!("done");
+        };
+        let document = value(&document);
+        assert_eq!(document["cancelled"], true);
+        assert_eq!(document["reason"], "asker gone");
+        let err = hub
+            .decide(&id, Action::Replies(vec!["1".into()]), Face::Page)
+            .unwrap_err();
+        assert!(err.message().contains("its asker went away"), "{err}");
+    }
+
+    #[test]
+    fn the_page_hears_every_change_after_its_snapshot() {
+        let (_dir, hub) = hub(Duration::from_secs(60));
+        let first = hub.ask(&request("k1", SELECT)).unwrap().inbox_id;
+        let (snapshot, mut changes) = hub.subscribe();
+        assert_eq!(snapshot.len(), 1);
+        let second = hub.ask(&request("k2", SELECT)).unwrap().inbox_id;
+        let waiter = hub.wait(&second).unwrap();
+        drop(waiter);
+        hub.leave(&first, Leaving::Cancelled).unwrap();
+        let mut seen = Vec::new();
+        while let Ok(change) = changes.try_recv() {
+            seen.push(match change {
+                Change::Asked(listed) => format!("asked {}", value(&listed)["inboxId"]),
+                Change::Presence { id, present } => format!("{id} present {present}"),
+                Change::Closed { id, outcome, face } => {
+                    format!("{id} {} by {}", outcome.as_str(), face.as_str())
+                }
+            });
+        }
+        assert_eq!(
+            seen,
+            [
+                format!("asked \"{second}\""),
+                format!("{second} present true"),
+                format!("{second} present false"),
+                format!("{first} cancelled by asker"),
+            ]
+        );
+    }
+}
