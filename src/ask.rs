@@ -1,6 +1,7 @@
 //! Asking a person on the face the caller chose (`ask --ui`, and
-//! `ASK_USER_UI` for the toolbox's execute): the terminal, the answer page,
-//! the inbox, or auto (the inbox when one runs, else the terminal).
+//! `ASK_USER_UI` for the toolbox's execute): the terminal (full screen or
+//! plain lines), the answer page, the inbox, or auto (the inbox when one
+//! runs, else the terminal).
 
 use std::time::Duration;
 
@@ -9,33 +10,22 @@ use crate::error::{AskError, Detail};
 use crate::inbox::asker::{self, AskerOptions, Target};
 use crate::inbox::state::Lookup;
 use crate::input::Request;
-use crate::tty::{Terminal, form_timeout};
+use crate::tty::{LineChannel, Terminal, ask_plain, form_timeout};
 use crate::web::{WebOptions, ask_on_web, interrupt_on_signals};
 
 /// Where a person is asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Ui {
-    /// The terminal (/dev/tty).
+    /// The terminal (/dev/tty), full screen.
     Tty,
+    /// The terminal as plain lines (screen readers, dumb terminals, pipes).
+    Plain,
     /// A page of its own on 127.0.0.1 (`ask --ui web`).
     Web,
     /// The running inbox (`ask_user inbox`); NO_INBOX when none runs.
     Inbox,
     /// The inbox when one runs, else the terminal, else NO_TTY.
     Auto,
-}
-
-impl Ui {
-    /// `ASK_USER_UI`'s value (as `--ui` spells them).
-    pub fn from_name(name: &str) -> Option<Ui> {
-        match name {
-            "tty" => Some(Ui::Tty),
-            "web" => Some(Ui::Web),
-            "inbox" => Some(Ui::Inbox),
-            "auto" => Some(Ui::Auto),
-            _ => None,
-        }
-    }
 }
 
 pub struct AskOptions {
@@ -46,6 +36,9 @@ pub struct AskOptions {
     pub open: bool,
     /// `--timeout`: overrides the input's; zero waits forever.
     pub timeout: Option<Duration>,
+    /// Whether the input comes on stdin (then `plain` cannot read the
+    /// person's replies there).
+    pub input_from_stdin: bool,
 }
 
 /// Asks on the chosen face and returns the answer document. The input is
@@ -60,6 +53,13 @@ pub fn ask(
         Ui::Tty => {
             let terminal = Terminal::open()?;
             ask_on_tty(terminal, read_request()?, options)
+        }
+        // Without a terminal, stdin and stderr when stdin is free (a pipe pair).
+        Ui::Plain => {
+            let channel = LineChannel::open(options.input_from_stdin)?;
+            let prompt = needs_no_inbox(read_request()?)?;
+            let timeout = form_timeout(options.timeout, &prompt);
+            ask_plain(channel, &prompt, timeout)
         }
         Ui::Web => {
             let prompt = needs_no_inbox(read_request()?)?;

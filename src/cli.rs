@@ -142,6 +142,16 @@ pub enum Command {
             Exit codes: 0 done, 1 any host failed (its error document on stdout), 2 usage error, 130 cancelled."
     )]
     Setup(SetupArgs),
+    /// Serve the inbox: one page for every question from every asker on this machine.
+    /// With a verb: list, answer or cancel its questions from any terminal.
+    #[command(
+        args_conflicts_with_subcommands = true,
+        after_help = "Askers find the inbox through inbox.json in the state folder ($ASK_USER_STATE_DIR,\n\
+        else $XDG_STATE_HOME/ask_user, else ~/.local/state/ask_user), or ASK_USER_INBOX and\n\
+        ASK_USER_TOKEN. Ctrl-C or SIGTERM stops it (exit 0); pending questions stay in its store.\n\
+        Exit codes: 0 stopped or done, 1 error (error document on stdout), 2 usage error."
+    )]
+    Inbox(InboxArgs),
 }
 
 #[derive(clap::Args)]
@@ -161,12 +171,59 @@ pub struct SetupArgs {
 }
 
 #[derive(clap::Args)]
+pub struct InboxArgs {
+    #[command(subcommand)]
+    pub verb: Option<InboxVerb>,
+    /// Port on 127.0.0.1 (0: a free one).
+    #[arg(long, value_name = "N", default_value_t = ask_user::inbox::DEFAULT_PORT)]
+    pub port: u16,
+    /// Open the page with the system's browser opener.
+    #[arg(long)]
+    pub open: bool,
+    /// Make a new token: bookmarks of the page stop working.
+    #[arg(long)]
+    pub new_token: bool,
+    /// Seconds a question may be without its asker (killed, disconnected)
+    /// before it is withdrawn.
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_wait, hide = true)]
+    pub asker_grace: Duration,
+}
+
+#[derive(Subcommand)]
+pub enum InboxVerb {
+    /// Print one JSON line per pending question, oldest first.
+    List,
+    /// Answer a pending question: one --reply per question, in order (as `answer`).
+    #[command(
+        after_help = "Prints the answer document its asker gets. Exit codes: 0 answered, 1 error\n\
+        (NO_INBOX, UNKNOWN_QUESTION, ALREADY_ANSWERED, INVALID_REPLY), 2 usage error."
+    )]
+    Answer {
+        /// The question's inboxId (from `inbox list` or the page).
+        id: String,
+        /// The person's reply: one per question, in order.
+        #[arg(long, value_name = "TEXT", required = true, allow_hyphen_values = true)]
+        reply: Vec<String>,
+    },
+    /// Cancel a pending question: its asker gets a cancelled document (exit 130).
+    #[command(
+        after_help = "Prints the cancelled document its asker gets. Exit codes: 0 cancelled, 1 error\n\
+        (NO_INBOX, UNKNOWN_QUESTION, ALREADY_ANSWERED), 2 usage error."
+    )]
+    Cancel {
+        /// The question's inboxId (from `inbox list` or the page).
+        id: String,
+    },
+}
+
+#[derive(clap::Args)]
 pub struct AskArgs {
     /// The tool input: a JSON file, or - (the default) for stdin.
     pub file: Option<PathBuf>,
     /// Where to ask: tty (the terminal), plain (the terminal as plain lines: screen
-    /// readers, dumb terminals, pipes), or web (a page on 127.0.0.1). Without it:
-    /// ASK_USER_UI, else plain when TERM=dumb, else tty.
+    /// readers, dumb terminals, pipes), web (a page on 127.0.0.1), inbox (the running
+    /// `ask_user inbox`), or auto (the inbox when one runs, else the terminal).
+    /// Without it: ASK_USER_UI, else plain when TERM=dumb, else tty.
     #[arg(long, value_enum)]
     pub ui: Option<Ui>,
     /// Port for --ui web (default: a free one).
@@ -185,12 +242,7 @@ pub struct AskArgs {
     pub reply: Vec<String>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Ui {
-    Tty,
-    Plain,
-    Web,
-}
+pub use ask_user::ask::Ui;
 
 /// `--tool-name`: MCP's rule for tool names (the stricter API rules of
 /// `describe --format claude|openai` are checked once the format is known).
@@ -206,8 +258,9 @@ pub fn choose_ui(flag: Option<Ui>, ui_env: Option<&str>, term: Option<&str>) -> 
         return Ok(ui);
     }
     match ui_env.filter(|v| !v.is_empty()) {
-        Some(value) => Ui::from_str(value, true)
-            .map_err(|_| format!("ASK_USER_UI must be tty, plain or web, not {value:?}")),
+        Some(value) => Ui::from_str(value, true).map_err(|_| {
+            format!("ASK_USER_UI must be tty, plain, web, inbox or auto, not {value:?}")
+        }),
         None if term == Some("dumb") => Ok(Ui::Plain),
         None => Ok(Ui::Tty),
     }

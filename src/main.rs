@@ -7,14 +7,13 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod cli;
-use cli::{AskArgs, Cli, Command, SetupArgs, Ui, choose_ui};
+use cli::{AskArgs, Cli, Command, InboxArgs, InboxVerb, SetupArgs, choose_ui};
 
-use ask_user::answer::resolve_replies;
+use ask_user::answer::{AnswerDocument, resolve_replies};
+use ask_user::ask::AskOptions;
 use ask_user::check;
 use ask_user::describe::{Format, describe};
 use ask_user::error::{AskError, Detail};
-use ask_user::tty::{LineChannel, Terminal, ask_plain, form_timeout};
-use ask_user::web::{WebOptions, ask_on_web, interrupt_on_signals};
 use ask_user::{exit, print_document};
 
 fn main() -> ExitCode {
@@ -31,7 +30,27 @@ fn main() -> ExitCode {
 fn toolbox(action: OsString) -> i32 {
     match action.to_str() {
         Some("describe") => print_line(&describe(Format::Amp, ask_user::TOOL_NAME)),
-        Some("execute") => prompt(None),
+        Some("execute") => match std::env::var("ASK_USER_UI") {
+            // Unset (or empty): exactly seed 003, the prompt document.
+            Err(_) => prompt(None),
+            Ok(name) if name.trim().is_empty() => prompt(None),
+            Ok(name) => match choose_ui(None, Some(name.trim()), None) {
+                Ok(ui) => {
+                    let options = AskOptions {
+                        ui,
+                        port: None,
+                        open: false,
+                        timeout: None,
+                        input_from_stdin: true,
+                    };
+                    answer_exit(ask_user::ask::ask(&options, || ask_user::read_source(None)))
+                }
+                // No usage errors here: the host reads an error document.
+                Err(message) => fail(&AskError::UnknownAction(Detail::new(format!(
+                    "{message} (or unset, for the prompt document)"
+                )))),
+            },
+        },
         _ => fail(&AskError::UnknownAction(Detail::new(format!(
             "TOOLBOX_ACTION must be describe or execute, not {:?}",
             action.to_string_lossy()
@@ -83,6 +102,7 @@ fn command_line() -> i32 {
             open_browser: open,
         }),
         Some(Command::Setup(args)) => setup(args),
+        Some(Command::Inbox(args)) => inbox(args),
     }
 }
 
@@ -120,35 +140,26 @@ fn ask(args: AskArgs) -> i32 {
         }
     };
     let input_from_stdin = file.as_deref().is_none_or(|f| f.as_os_str() == "-");
-    let read_prompt =
-        || ask_user::read_source(file.as_deref()).and_then(|bytes| ask_user::input::parse(&bytes));
+    let read = || ask_user::read_source(file.as_deref());
     let outcome = if !replies.is_empty() {
-        read_prompt().and_then(|prompt| resolve_replies(&prompt, &replies))
+        read()
+            .and_then(|bytes| ask_user::input::parse(&bytes))
+            .and_then(|prompt| resolve_replies(&prompt, &replies))
     } else {
-        match ui {
-            // The terminal first: without one, NO_TTY at once, before stdin is read.
-            Ui::Tty => Terminal::open().and_then(|terminal| {
-                let prompt = read_prompt()?;
-                let timeout = form_timeout(timeout, &prompt);
-                ask_user::tty::ask(terminal, &prompt, timeout)
-            }),
-            // Without a terminal, stdin and stderr when stdin is free (a pipe pair).
-            Ui::Plain => LineChannel::open(input_from_stdin).and_then(|channel| {
-                let prompt = read_prompt()?;
-                let timeout = form_timeout(timeout, &prompt);
-                ask_plain(channel, &prompt, timeout)
-            }),
-            Ui::Web => read_prompt().and_then(|prompt| {
-                let options = WebOptions {
-                    port,
-                    open_browser: open,
-                    timeout: form_timeout(timeout, &prompt),
-                    interrupt: Some(interrupt_on_signals()),
-                };
-                ask_on_web(&prompt, options).map(|outcome| outcome.document)
-            }),
-        }
+        let options = AskOptions {
+            ui,
+            port,
+            open,
+            timeout,
+            input_from_stdin,
+        };
+        ask_user::ask::ask(&options, read)
     };
+    answer_exit(outcome)
+}
+
+/// Prints an asker's outcome: 0 answered, 124 timed out, 130 cancelled, 1 an error.
+fn answer_exit(outcome: Result<AnswerDocument, AskError>) -> i32 {
     match outcome {
         Ok(document) => {
             print_document(&document);
@@ -161,6 +172,41 @@ fn ask(args: AskArgs) -> i32 {
             }
         }
         Err(err) => fail(&err),
+    }
+}
+
+fn inbox(args: InboxArgs) -> i32 {
+    let done = |outcome: Result<AnswerDocument, AskError>| match outcome {
+        Ok(document) => {
+            print_document(&document);
+            exit::OK
+        }
+        Err(err) => fail(&err),
+    };
+    match args.verb {
+        None => {
+            let options = ask_user::inbox::ServeOptions {
+                port: args.port,
+                open_browser: args.open,
+                new_token: args.new_token,
+                asker_grace: args.asker_grace,
+            };
+            match ask_user::inbox::serve(options) {
+                Ok(()) => exit::OK,
+                Err(err) => fail(&err),
+            }
+        }
+        Some(InboxVerb::List) => match ask_user::inbox::list() {
+            Ok(lines) => {
+                for line in lines {
+                    ask_user::print_line(&line);
+                }
+                exit::OK
+            }
+            Err(err) => fail(&err),
+        },
+        Some(InboxVerb::Answer { id, reply }) => done(ask_user::inbox::answer(&id, &reply)),
+        Some(InboxVerb::Cancel { id }) => done(ask_user::inbox::cancel(&id)),
     }
 }
 

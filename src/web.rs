@@ -25,7 +25,16 @@ use crate::server::{App, BindError, Limits, Reply, Request, Server, response};
 
 use submission::Submission;
 
-const PAGE: &str = include_str!("web/page.html");
+/// The answer page, with the shared form widgets in place.
+static PAGE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    include_str!("web/page.html")
+        .replace("/*__FORM_CSS__*/", FORM_CSS)
+        .replace("/*__FORM_JS__*/", FORM_JS)
+});
+/// The question widgets, shared with the inbox page: one implementation of
+/// every kind (web/form.js), and their styles, light and dark (web/form.css).
+pub const FORM_JS: &str = include_str!("web/form.js");
+pub const FORM_CSS: &str = include_str!("web/form.css");
 /// Stands for the per-response CSP nonce in [`PAGE`].
 const NONCE_SLOT: &str = "__NONCE__";
 /// How often the wait looks at the interrupt flag.

@@ -235,7 +235,7 @@ fn an_unknown_ask_user_ui_is_a_usage_error() {
     assert!(out.stdout.is_empty());
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "error: ASK_USER_UI must be tty, plain or web, not \"fancy\"\n"
+        "error: ASK_USER_UI must be tty, plain, web, inbox or auto, not \"fancy\"\n"
     );
 }
 

@@ -496,7 +496,7 @@ fn already_decided(id: &str, decision: &Decision) -> AskError {
         (Outcome::AskerGone, _) => "withdrawn: its asker went away",
     };
     AskError::AlreadyAnswered(Detail::new(format!(
-        "question {id} is already closed ({how}); nothing was changed"
+        "question {id} is already closed: {how}; nothing was changed"
     )))
 }
 

@@ -10,20 +10,131 @@
 pub mod asker;
 pub mod client;
 pub mod hub;
+pub mod routes;
 pub mod state;
 pub mod store;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::answer::AnswerDocument;
 use crate::error::{AskError, Detail};
+use crate::server::{BindError, Limits, Server};
 use client::Client;
-use state::Lookup;
+use hub::Hub;
+use state::{InboxFile, Lookup, StateDir};
+use store::Store;
 
 /// The inbox's port when `--port` is not given: fixed, so that the page can
 /// be bookmarked ("ASKUS" on a phone keypad).
 pub const DEFAULT_PORT: u16 = 27587;
+
+/// How often questions whose askers went away are looked for.
+const SWEEP_EVERY: Duration = Duration::from_secs(1);
+
+pub struct ServeOptions {
+    /// 127.0.0.1:`port` (0: a free one).
+    pub port: u16,
+    pub open_browser: bool,
+    /// Replace the stored token with a new one.
+    pub new_token: bool,
+    /// How long a question may be without its asker before it is withdrawn.
+    pub asker_grace: Duration,
+}
+
+/// `ask_user inbox`: serves the inbox until SIGINT, SIGTERM or SIGHUP.
+/// Nothing is printed on stdout unless it cannot start (an error document).
+pub fn serve(options: ServeOptions) -> Result<(), AskError> {
+    let web_error = |message: String| AskError::WebError(Detail::new(message));
+    let path = StateDir::locate().ok_or_else(|| {
+        web_error("the inbox has no state folder: set ASK_USER_STATE_DIR (or HOME)".into())
+    })?;
+    let folder = StateDir::create(path.clone()).map_err(|e| {
+        web_error(format!(
+            "the inbox cannot create its state folder {} ({e}); set ASK_USER_STATE_DIR to a writable folder",
+            path.display()
+        ))
+    })?;
+    let in_folder = |what: &str, e: std::io::Error| {
+        web_error(format!(
+            "the inbox cannot {what} in {} ({e}); set ASK_USER_STATE_DIR to a writable folder",
+            folder.path().display()
+        ))
+    };
+    let _lock = match folder.lock().map_err(|e| in_folder("lock its state", e))? {
+        Ok(lock) => lock,
+        Err(holder) => {
+            let at = holder
+                .map(|file| format!(" at {} (pid {})", file.url, file.pid))
+                .unwrap_or_default();
+            return Err(web_error(format!(
+                "another inbox already serves {}{at}; use that one, or set ASK_USER_STATE_DIR for a second inbox",
+                folder.path().display()
+            )));
+        }
+    };
+    let token = folder
+        .token(options.new_token)
+        .map_err(|e| in_folder("keep its token", e))?;
+    let store = Store::open(&folder.store_path()).map_err(|e| {
+        web_error(format!(
+            "the inbox cannot open its store {} ({e})",
+            folder.store_path().display()
+        ))
+    })?;
+    let hub = Arc::new(Hub::new(store, options.asker_grace)?);
+    let port = options.port;
+    let server = Server::bind(port, Limits::default())
+        .map_err(|e| match e {
+            BindError::Listen(e) => web_error(format!(
+                "the inbox cannot listen on 127.0.0.1:{port} ({e}); is another inbox or program on it? Pass another --port"
+            )),
+            BindError::Random(e) => web_error(format!("the system random source failed ({e})")),
+        })?
+        .with_token(token.clone());
+    let base = format!("http://127.0.0.1:{}", server.port());
+    let pid = std::process::id();
+    folder
+        .write_inbox_file(&InboxFile {
+            url: base.clone(),
+            token: token.clone(),
+            pid,
+        })
+        .map_err(|e| in_folder("write inbox.json", e))?;
+    let url = format!("{base}/?token={token}");
+    eprintln!(
+        "ask_user inbox: serving {url}\nask_user inbox: {} pending; state in {}; Ctrl-C stops it",
+        hub.list().len(),
+        folder.path().display()
+    );
+    if options.open_browser {
+        crate::web::open_in_browser(&url);
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| web_error(format!("the inbox cannot start ({e})")))?;
+    let stop = crate::web::interrupt_on_signals();
+    let until_stopped = {
+        let hub = Arc::clone(&hub);
+        async move {
+            let mut sweep = tokio::time::interval(SWEEP_EVERY);
+            tokio::select! {
+                () = asker::flag_set(stop) => {}
+                _ = async { loop { sweep.tick().await; hub.sweep(Instant::now()); } } => {}
+            }
+        }
+    };
+    let served =
+        runtime.block_on(server.serve_until(Arc::new(routes::Inbox::new(hub)), until_stopped));
+    folder.remove_inbox_file(pid);
+    served.map_err(|e| web_error(format!("the inbox failed ({e})")))?;
+    eprintln!("ask_user inbox: stopped; pending questions wait in the store for the next start");
+    Ok(())
+}
 
 /// `ask_user inbox list`: one JSON line per pending question, oldest first.
 pub fn list() -> Result<Vec<String>, AskError> {

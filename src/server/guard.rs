@@ -47,7 +47,9 @@ impl Rejection {
             Rejection::BadToken => "the token is missing or wrong; open the URL ask_user printed",
             Rejection::WrongOrigin => "answers are accepted only from the page itself",
             Rejection::NotJson => "answers must be sent as application/json",
-            Rejection::TooLarge => "the request body is larger than 64 KiB",
+            Rejection::TooLarge => {
+                "the request body is too large (64 KiB at most; 512 KiB for a question sent to the inbox)"
+            }
             Rejection::BodyTooSlow => "the request body did not arrive in time",
             Rejection::BodyUnreadable => "the request body could not be read",
         }
@@ -67,6 +69,12 @@ impl Guard {
             port,
             token: random_hex(TOKEN_BYTES)?,
         })
+    }
+
+    /// A guard for `port` with a token kept from before (the inbox's, which
+    /// survives restarts so that bookmarks and waiting askers keep working).
+    pub fn with_token(port: u16, token: String) -> Self {
+        Guard { port, token }
     }
 
     pub fn token(&self) -> &str {
@@ -91,18 +99,27 @@ impl Guard {
     }
 
     /// A POST must come from the page itself (an Origin equal to the Host it
-    /// was sent to) and carry JSON. Other methods pass.
+    /// was sent to) and carry JSON. Other methods pass. A POST without any
+    /// Origin passes the Origin check when it carries the token as
+    /// `Authorization: Bearer`: that is a program (an inbox asker, a CLI
+    /// verb), not a browser, which sends Origin on every POST and cannot add
+    /// that header to a cross-origin request without a preflight we never grant.
     pub fn check_post(&self, parts: &Parts) -> Result<(), Rejection> {
         if parts.method != Method::POST {
             return Ok(());
         }
-        let origin = header(&parts.headers, "origin").ok_or(Rejection::WrongOrigin)?;
-        let authority = origin
-            .strip_prefix("http://")
-            .ok_or(Rejection::WrongOrigin)?;
-        let host = header(&parts.headers, "host").unwrap_or_default();
-        if !self.is_own_authority(authority) || !authority.eq_ignore_ascii_case(host) {
-            return Err(Rejection::WrongOrigin);
+        match header(&parts.headers, "origin") {
+            None if parts.headers.get_all("origin").iter().next().is_none()
+                && bearer(&parts.headers).is_some() => {}
+            origin => {
+                let authority = origin
+                    .and_then(|origin| origin.strip_prefix("http://"))
+                    .ok_or(Rejection::WrongOrigin)?;
+                let host = header(&parts.headers, "host").unwrap_or_default();
+                if !self.is_own_authority(authority) || !authority.eq_ignore_ascii_case(host) {
+                    return Err(Rejection::WrongOrigin);
+                }
+            }
         }
         let content_type = header(&parts.headers, "content-type").unwrap_or_default();
         let media_type = content_type.split(';').next().unwrap_or_default().trim();
@@ -372,6 +389,34 @@ mod tests {
             Err(Rejection::NotJson)
         );
         assert_eq!(guard.check_post(&parts("GET", "/", &[host])), Ok(()));
+        // A program with the token as a bearer and no Origin at all: it passes.
+        let bearer = ("Authorization", "Bearer abc");
+        assert_eq!(
+            guard.check_post(&parts("POST", "/", &[host, bearer, json])),
+            Ok(())
+        );
+        assert_eq!(
+            guard.check_post(&parts("POST", "/", &[host, bearer])),
+            Err(Rejection::NotJson)
+        );
+        // An Origin present is checked, bearer or not; so is a repeated one.
+        assert_eq!(
+            guard.check_post(&parts(
+                "POST",
+                "/",
+                &[host, bearer, json, ("Origin", "http://evil.example")]
+            )),
+            Err(Rejection::WrongOrigin)
+        );
+        assert_eq!(
+            guard.check_post(&parts("POST", "/", &[host, bearer, json, origin, origin])),
+            Err(Rejection::WrongOrigin)
+        );
+        // The token in the query is not enough to leave Origin out.
+        assert_eq!(
+            guard.check_post(&parts("POST", "/?token=abc", &[host, json])),
+            Err(Rejection::WrongOrigin)
+        );
     }
 
     #[test]

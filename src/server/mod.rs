@@ -99,6 +99,12 @@ const MAX_ACCEPT_PAUSE: Duration = Duration::from_millis(500);
 /// server's checks (Host, token, and for POSTs Origin and JSON).
 pub trait App: Send + Sync + 'static {
     fn respond(&self, request: Request) -> impl Future<Output = Reply> + Send;
+
+    /// The largest body this route takes, when it is not
+    /// [`Limits::max_body_bytes`] (the inbox takes whole tool inputs).
+    fn max_body_bytes(&self, _method: &http::Method, _path: &str) -> Option<usize> {
+        None
+    }
 }
 
 /// A bound, not yet serving, server.
@@ -134,6 +140,13 @@ impl Server {
 
     pub fn token(&self) -> &str {
         self.guard.token()
+    }
+
+    /// Serves with `token` instead of a fresh one (the inbox keeps its token
+    /// across restarts).
+    pub fn with_token(mut self, token: String) -> Server {
+        self.guard = Guard::with_token(self.port, token);
+        self
     }
 
     /// Serves `app` until `until` completes, then closes the listener and
@@ -348,11 +361,15 @@ async fn handle<A: App>(
     request: http::Request<Incoming>,
 ) -> http::Response<Body> {
     let (parts, body) = request.into_parts();
-    match admit(shared, &parts, &body, Instant::now()) {
+    let max_body = shared
+        .app
+        .max_body_bytes(&parts.method, parts.uri.path())
+        .unwrap_or(shared.limits.max_body_bytes);
+    match admit(shared, &parts, &body, max_body, Instant::now()) {
         Err(rejection) => Reply::refusal(rejection).into_response(),
         Ok(()) => {
             connection.proven.store(true, Ordering::SeqCst);
-            let request = Request::new(parts, body, Arc::clone(&shared.limits));
+            let request = Request::new(parts, body, max_body, Arc::clone(&shared.limits));
             shared.app.respond(request).await.into_response()
         }
     }
@@ -367,13 +384,14 @@ fn admit<A>(
     shared: &Shared<A>,
     parts: &http::request::Parts,
     body: &Incoming,
+    max_body: usize,
     now: Instant,
 ) -> Result<(), Rejection> {
     let proof = shared.guard.prove(parts);
     if proof.is_err() && !shared.tokenless.allow(now) {
         return Err(Rejection::TooManyRequests);
     }
-    if body.size_hint().lower() > shared.limits.max_body_bytes as u64 {
+    if body.size_hint().lower() > max_body as u64 {
         return Err(Rejection::TooLarge);
     }
     proof?;

@@ -17,14 +17,17 @@ use super::response::Reply;
 pub struct Request {
     parts: Parts,
     body: Incoming,
+    /// This route's body limit ([`super::App::max_body_bytes`]).
+    max_body: usize,
     limits: Arc<Limits>,
 }
 
 impl Request {
-    pub(super) fn new(parts: Parts, body: Incoming, limits: Arc<Limits>) -> Self {
+    pub(super) fn new(parts: Parts, body: Incoming, max_body: usize, limits: Arc<Limits>) -> Self {
         Request {
             parts,
             body,
+            max_body,
             limits,
         }
     }
@@ -48,14 +51,17 @@ impl Request {
         header(&self.parts.headers, name)
     }
 
-    /// The whole body, at most [`Limits::max_body_bytes`], arriving within
+    /// The whole body, at most the route's limit ([`Limits::max_body_bytes`]
+    /// unless the app says otherwise), arriving within
     /// [`Limits::body_time`]; otherwise the refusal to send (413, 408, 400),
     /// after which the connection closes.
     pub async fn body(self) -> Result<Bytes, Reply> {
         let Request {
-            mut body, limits, ..
+            mut body,
+            max_body: max,
+            limits,
+            ..
         } = self;
-        let max = limits.max_body_bytes;
         let read = async {
             let mut bytes = BytesMut::new();
             while let Some(frame) =

@@ -1,0 +1,360 @@
+//! The inbox as an app on the hardened server ([`crate::server`]): the page,
+//! its event stream and actions, the askers' ask / wait / leave, and the CLI
+//! verbs' list / reply / cancel. Every request here has passed the server's
+//! checks (Host, token; for POSTs Origin or a bearer, and JSON).
+//!
+//! | route | who | does |
+//! |---|---|---|
+//! | `GET /` | page | the page (token in the query) |
+//! | `GET /api/events` | page | server-sent events: `snapshot`, `asked`, `closed`, `presence` |
+//! | `GET /api/questions` | `inbox list` | the pending questions, oldest first |
+//! | `POST /api/ask` | askers | a new question → `{"inboxId"}` |
+//! | `GET /api/questions/ID/wait` | askers | server-sent events: heartbeats, then the outcome document |
+//! | `POST /api/questions/ID/answer` | page | the page's answer |
+//! | `POST /api/questions/ID/decline` | page | Decline |
+//! | `POST /api/questions/ID/reply` | `inbox answer` | `{"replies":[…]}` |
+//! | `POST /api/questions/ID/cancel` | `inbox cancel` | cancel |
+//! | `POST /api/questions/ID/leave` | askers | `{"reason":"timeout"\|"cancelled"}` |
+
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::Method;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use tokio::sync::{broadcast, mpsc};
+
+use super::hub::{Action, AskRequest, Change, Hub, Leaving, Wait, Waiter};
+use super::store::Face;
+use crate::error::{AskError, Detail};
+use crate::server::{App, Reply, Request, response};
+use crate::web::submission::Submission;
+
+/// The page, with the shared form widgets (web/form.js, form.css) in place.
+static PAGE: LazyLock<String> = LazyLock::new(|| {
+    include_str!("page.html")
+        .replace("/*__FORM_CSS__*/", crate::web::FORM_CSS)
+        .replace("/*__FORM_JS__*/", crate::web::FORM_JS)
+});
+const NONCE_SLOT: &str = "__NONCE__";
+/// An asker's question: a whole tool input (256 KiB) and its envelope.
+const MAX_ASK_BYTES: usize = 512 * 1024;
+/// How often a wait stream says it is alive: askers take a silence three
+/// times as long for a dead connection, and a closed one is noticed when
+/// the next heartbeat cannot be written.
+const ASKER_HEARTBEAT: Duration = Duration::from_secs(5);
+/// The same for the page's stream (browsers reconnect on their own).
+const PAGE_HEARTBEAT: Duration = Duration::from_secs(15);
+/// Events a slow stream may fall behind before it is closed (and, for the
+/// page, reopened by the browser with a fresh snapshot).
+const STREAM_BUFFER: usize = 64;
+
+pub struct Inbox {
+    hub: Arc<Hub>,
+}
+
+impl Inbox {
+    pub fn new(hub: Arc<Hub>) -> Inbox {
+        Inbox { hub }
+    }
+}
+
+impl App for Inbox {
+    async fn respond(&self, request: Request) -> Reply {
+        let method = request.method().clone();
+        let path = request.path().to_string();
+        match (method, path.as_str()) {
+            (Method::GET, "/") => page(),
+            (Method::GET, "/api/events") => self.page_events(),
+            (Method::GET, "/api/questions") => self.list(),
+            (Method::POST, "/api/ask") => self.ask(request).await,
+            (method, path) => match question_route(path) {
+                Some((id, verb)) => self.question(method, id, verb, request).await,
+                None if matches!(path, "/" | "/api/events" | "/api/questions" | "/api/ask") => {
+                    Reply::text(405, "method not allowed")
+                }
+                None => Reply::text(404, "not found"),
+            },
+        }
+    }
+
+    fn max_body_bytes(&self, method: &Method, path: &str) -> Option<usize> {
+        (method == Method::POST && path == "/api/ask").then_some(MAX_ASK_BYTES)
+    }
+}
+
+/// `/api/questions/ID/VERB` → (ID, VERB).
+fn question_route(path: &str) -> Option<(&str, &str)> {
+    let rest = path.strip_prefix("/api/questions/")?;
+    let (id, verb) = rest.split_once('/')?;
+    (!id.is_empty() && !verb.contains('/')).then_some((id, verb))
+}
+
+fn page() -> Reply {
+    match response::nonce() {
+        Ok(nonce) => Reply::page(PAGE.replace(NONCE_SLOT, &nonce), &nonce),
+        Err(_) => Reply::text(500, "no randomness"),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Replies {
+    replies: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Leave {
+    reason: Leaving,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Nothing {}
+
+impl Inbox {
+    fn list(&self) -> Reply {
+        let listed = self.hub.list();
+        let items: Vec<&RawValue> = listed
+            .iter()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect();
+        Reply::json(200, &items)
+    }
+
+    async fn ask(&self, request: Request) -> Reply {
+        let ask: AskRequest = match read_json(request).await {
+            Ok(ask) => ask,
+            Err(reply) => return reply,
+        };
+        match self.hub.ask(&ask) {
+            Ok(asked) => Reply::json(201, &asked),
+            Err(err) => error_reply(&err),
+        }
+    }
+
+    async fn question(&self, method: Method, id: &str, verb: &str, request: Request) -> Reply {
+        if method == Method::GET && verb == "wait" {
+            return match self.hub.wait(id) {
+                Ok(Wait::Done(document)) => {
+                    let (send, receive) = mpsc::channel(1);
+                    let _ = send.try_send(event(None, &document));
+                    Reply::events(receive)
+                }
+                Ok(Wait::Pending(waiter)) => asker_stream(waiter),
+                Err(err) => error_reply(&err),
+            };
+        }
+        if method != Method::POST {
+            return match verb {
+                "wait" | "answer" | "decline" | "reply" | "cancel" | "leave" => {
+                    Reply::text(405, "method not allowed")
+                }
+                _ => Reply::text(404, "not found"),
+            };
+        }
+        let decided = match verb {
+            "answer" => match read_json::<Submission>(request).await {
+                Ok(submission) => self.hub.decide(id, Action::Submit(submission), Face::Page),
+                Err(reply) => return reply,
+            },
+            "decline" => match read_json::<Nothing>(request).await {
+                Ok(Nothing {}) => self.hub.decide(id, Action::Decline, Face::Page),
+                Err(reply) => return reply,
+            },
+            "reply" => match read_json::<Replies>(request).await {
+                Ok(Replies { replies }) => self.hub.decide(id, Action::Replies(replies), Face::Cli),
+                Err(reply) => return reply,
+            },
+            "cancel" => match read_json::<Nothing>(request).await {
+                Ok(Nothing {}) => self.hub.decide(id, Action::Cancel, Face::Cli),
+                Err(reply) => return reply,
+            },
+            "leave" => match read_json::<Leave>(request).await {
+                Ok(Leave { reason }) => self.hub.leave(id, reason),
+                Err(reply) => return reply,
+            },
+            _ => return Reply::text(404, "not found"),
+        };
+        match decided {
+            Ok(document) => match serde_json::from_str::<&RawValue>(&document) {
+                Ok(raw) => Reply::json(200, &raw),
+                Err(e) => error_reply(&AskError::InternalError(Detail::new(e.to_string()))),
+            },
+            Err(err) => error_reply(&err),
+        }
+    }
+
+    /// The page's stream: the pending questions, then every change.
+    fn page_events(&self) -> Reply {
+        let (snapshot, changes) = self.hub.subscribe();
+        let (send, receive) = mpsc::channel(STREAM_BUFFER);
+        let items: Vec<&RawValue> = snapshot
+            .iter()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect();
+        let first = event(Some("snapshot"), &crate::document_line(&items));
+        tokio::spawn(async move {
+            if send.send(first).await.is_ok() {
+                forward_changes(changes, send).await;
+            }
+        });
+        Reply::events(receive)
+    }
+}
+
+/// Sends each change to a page until it goes away or falls too far behind
+/// (the stream then ends; the browser reconnects and gets a fresh snapshot).
+async fn forward_changes(mut changes: broadcast::Receiver<Change>, send: mpsc::Sender<Bytes>) {
+    let mut heartbeat = tokio::time::interval(PAGE_HEARTBEAT);
+    heartbeat.tick().await;
+    loop {
+        let bytes = tokio::select! {
+            change = changes.recv() => match change {
+                Ok(change) => change_event(&change),
+                Err(_) => return,
+            },
+            _ = heartbeat.tick() => Bytes::from_static(b": alive\n\n"),
+            () = send.closed() => return,
+        };
+        if send.try_send(bytes).is_err() {
+            return;
+        }
+    }
+}
+
+fn change_event(change: &Change) -> Bytes {
+    #[derive(serde::Serialize)]
+    struct Closed<'a> {
+        #[serde(rename = "inboxId")]
+        inbox_id: &'a str,
+        outcome: &'static str,
+        face: &'static str,
+    }
+    #[derive(serde::Serialize)]
+    struct Presence<'a> {
+        #[serde(rename = "inboxId")]
+        inbox_id: &'a str,
+        present: bool,
+    }
+    match change {
+        Change::Asked(listed) => event(Some("asked"), listed),
+        Change::Closed { id, outcome, face } => event(
+            Some("closed"),
+            &crate::document_line(&Closed {
+                inbox_id: id,
+                outcome: outcome.as_str(),
+                face: face.as_str(),
+            }),
+        ),
+        Change::Presence { id, present } => event(
+            Some("presence"),
+            &crate::document_line(&Presence {
+                inbox_id: id,
+                present: *present,
+            }),
+        ),
+    }
+}
+
+/// An asker's wait: heartbeats until the outcome, then the outcome's
+/// document as the one data event. The waiter lives as long as the stream:
+/// when the asker goes away, the stream's receiver is dropped, the task
+/// ends, and the question starts its grace time.
+fn asker_stream(mut waiter: Waiter) -> Reply {
+    let (send, receive) = mpsc::channel(4);
+    tokio::spawn(async move {
+        let mut heartbeat = tokio::time::interval(ASKER_HEARTBEAT);
+        loop {
+            tokio::select! {
+                outcome = waiter.outcome() => {
+                    if let Some(document) = outcome {
+                        let _ = send.send(event(None, &document)).await;
+                    }
+                    return;
+                }
+                _ = heartbeat.tick() => {
+                    if send.try_send(Bytes::from_static(b": waiting\n\n")).is_err() {
+                        return;
+                    }
+                }
+                () = send.closed() => return,
+            }
+        }
+    });
+    Reply::events(receive)
+}
+
+/// One server-sent event; `data` is one line of JSON.
+fn event(name: Option<&str>, data: &str) -> Bytes {
+    let mut text = String::with_capacity(data.len() + 32);
+    if let Some(name) = name {
+        text.push_str("event: ");
+        text.push_str(name);
+        text.push('\n');
+    }
+    text.push_str("data: ");
+    text.push_str(data);
+    text.push_str("\n\n");
+    Bytes::from(text)
+}
+
+async fn read_json<T: DeserializeOwned>(request: Request) -> Result<T, Reply> {
+    let body = request.body().await?;
+    serde_json::from_slice(&body).map_err(|e| {
+        error_reply(&AskError::InvalidJson(
+            Detail::new("the request is not what this inbox route takes; use the same ask_user version as the inbox")
+                .with_parse_error(e.to_string()),
+        ))
+    })
+}
+
+/// An error document with the status that fits its code.
+fn error_reply(err: &AskError) -> Reply {
+    let status = match err {
+        AskError::UnknownQuestion(_) => 404,
+        AskError::AlreadyAnswered(_) => 409,
+        AskError::InvalidJson(_) => 400,
+        AskError::InternalError(_) => 500,
+        _ => 422,
+    };
+    Reply::json(status, &err.document())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn question_routes() {
+        assert_eq!(
+            question_route("/api/questions/7hq2k9mc/wait"),
+            Some(("7hq2k9mc", "wait"))
+        );
+        assert_eq!(question_route("/api/questions//wait"), None);
+        assert_eq!(question_route("/api/questions/x/y/z"), None);
+        assert_eq!(question_route("/api/questions/x"), None);
+        assert_eq!(question_route("/api/ask"), None);
+    }
+
+    #[test]
+    fn the_page_has_the_shared_widgets_and_no_inline_handlers() {
+        assert!(PAGE.contains("var AskForm") && PAGE.contains("fieldset.question"));
+        assert!(!PAGE.contains("/*__FORM_"));
+        assert_eq!(PAGE.matches("<script").count(), 1);
+        assert!(!PAGE.contains("innerHTML") && !PAGE.contains("outerHTML"));
+        assert!(!PAGE.contains(" onclick=") && !PAGE.contains(" style=\""));
+    }
+
+    #[test]
+    fn events_are_framed() {
+        assert_eq!(event(None, "{}"), Bytes::from_static(b"data: {}\n\n"));
+        assert_eq!(
+            event(Some("asked"), "{}"),
+            Bytes::from_static(b"event: asked\ndata: {}\n\n")
+        );
+    }
+}
