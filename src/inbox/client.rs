@@ -115,7 +115,11 @@ impl Client {
                     format!("Bearer {}", self.endpoint.token),
                 );
             if body.is_some() {
-                request = request.header(header::CONTENT_TYPE, "application/json");
+                // The server takes POSTs from its own origin only (against
+                // cross-site forms); this client speaks for that origin.
+                request = request
+                    .header(header::CONTENT_TYPE, "application/json")
+                    .header(header::ORIGIN, &self.endpoint.base);
             }
             let request = request
                 .body(Whole(body.map(Bytes::from)))

@@ -136,7 +136,7 @@ impl Hub {
         let mut open = HashMap::new();
         for stored in store.pending().map_err(store_error)? {
             // A stored input was accepted once; the same parser accepts it again.
-            let Ok(prompt) = crate::input::parse(stored.input.as_bytes()) else {
+            let Ok(prompt) = crate::prompt::parse_input_or_prompt(stored.input.as_bytes()) else {
                 continue;
             };
             let listed = listed_json(
@@ -172,7 +172,9 @@ impl Hub {
     /// Stores a new question (or finds the one a retry stands for).
     pub fn ask(&self, request: &AskRequest) -> Result<Asked, AskError> {
         check_request(request)?;
-        let prompt = crate::input::parse(request.input.get().as_bytes())?;
+        // A tool input in any dialect, or a prompt document (what an MCP
+        // server or `ask_user prompt` has in hand).
+        let prompt = crate::prompt::parse_input_or_prompt(request.input.get().as_bytes())?;
         let document = crate::document_line(&PromptDocument::new(&prompt));
         let asked_at = store::now_ms();
         let mut state = self.state();

@@ -1,6 +1,6 @@
 //! When the client cannot show a form: relay the prompt, ask on the
-//! terminal or on the local answer page, or say so
-//! (`--fallback prompt|tty|web|error`).
+//! terminal, on the local answer page or in the inbox, or say so
+//! (`--fallback prompt|tty|web|inbox|error`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,7 +10,7 @@ use rmcp::RoleServer;
 use rmcp::model::CallToolResult;
 use rmcp::service::RequestContext;
 
-use super::{Fallback, Options, page, result};
+use super::{Fallback, Options, inbox, page, result};
 use crate::answer::{AnswerDocument, Unanswered};
 use crate::error::{AskError, Detail};
 use crate::model::Prompt;
@@ -30,6 +30,7 @@ pub async fn reach_person(
             "this MCP client cannot show a form to the person (it declared no form elicitation); ask them the question in the chat instead",
         ))),
         Fallback::Web => page::ask_on_page(options, prompt, timeout, context, log_notices).await,
+        Fallback::Inbox => inbox::ask_in_inbox(prompt, timeout, context).await,
         Fallback::Tty => {
             let prompt = prompt.clone();
             let stop = Arc::new(AtomicBool::new(false));

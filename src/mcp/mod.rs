@@ -10,6 +10,7 @@
 
 mod fallback;
 mod form;
+mod inbox;
 mod page;
 mod progress;
 mod result;
@@ -32,6 +33,8 @@ pub enum Fallback {
     Web,
     /// Return an error result (NO_ELICITATION) telling the model to ask in the chat.
     Error,
+    /// Ask in the running inbox (`ask_user inbox`); NO_INBOX when none runs.
+    Inbox,
 }
 
 #[derive(Debug, Clone)]

@@ -99,27 +99,18 @@ impl Guard {
     }
 
     /// A POST must come from the page itself (an Origin equal to the Host it
-    /// was sent to) and carry JSON. Other methods pass. A POST without any
-    /// Origin passes the Origin check when it carries the token as
-    /// `Authorization: Bearer`: that is a program (an inbox asker, a CLI
-    /// verb), not a browser, which sends Origin on every POST and cannot add
-    /// that header to a cross-origin request without a preflight we never grant.
+    /// was sent to) and carry JSON. Other methods pass.
     pub fn check_post(&self, parts: &Parts) -> Result<(), Rejection> {
         if parts.method != Method::POST {
             return Ok(());
         }
-        match header(&parts.headers, "origin") {
-            None if parts.headers.get_all("origin").iter().next().is_none()
-                && bearer(&parts.headers).is_some() => {}
-            origin => {
-                let authority = origin
-                    .and_then(|origin| origin.strip_prefix("http://"))
-                    .ok_or(Rejection::WrongOrigin)?;
-                let host = header(&parts.headers, "host").unwrap_or_default();
-                if !self.is_own_authority(authority) || !authority.eq_ignore_ascii_case(host) {
-                    return Err(Rejection::WrongOrigin);
-                }
-            }
+        let origin = header(&parts.headers, "origin").ok_or(Rejection::WrongOrigin)?;
+        let authority = origin
+            .strip_prefix("http://")
+            .ok_or(Rejection::WrongOrigin)?;
+        let host = header(&parts.headers, "host").unwrap_or_default();
+        if !self.is_own_authority(authority) || !authority.eq_ignore_ascii_case(host) {
+            return Err(Rejection::WrongOrigin);
         }
         let content_type = header(&parts.headers, "content-type").unwrap_or_default();
         let media_type = content_type.split(';').next().unwrap_or_default().trim();
@@ -389,34 +380,6 @@ mod tests {
             Err(Rejection::NotJson)
         );
         assert_eq!(guard.check_post(&parts("GET", "/", &[host])), Ok(()));
-        // A program with the token as a bearer and no Origin at all: it passes.
-        let bearer = ("Authorization", "Bearer abc");
-        assert_eq!(
-            guard.check_post(&parts("POST", "/", &[host, bearer, json])),
-            Ok(())
-        );
-        assert_eq!(
-            guard.check_post(&parts("POST", "/", &[host, bearer])),
-            Err(Rejection::NotJson)
-        );
-        // An Origin present is checked, bearer or not; so is a repeated one.
-        assert_eq!(
-            guard.check_post(&parts(
-                "POST",
-                "/",
-                &[host, bearer, json, ("Origin", "http://evil.example")]
-            )),
-            Err(Rejection::WrongOrigin)
-        );
-        assert_eq!(
-            guard.check_post(&parts("POST", "/", &[host, bearer, json, origin, origin])),
-            Err(Rejection::WrongOrigin)
-        );
-        // The token in the query is not enough to leave Origin out.
-        assert_eq!(
-            guard.check_post(&parts("POST", "/?token=abc", &[host, json])),
-            Err(Rejection::WrongOrigin)
-        );
     }
 
     #[test]

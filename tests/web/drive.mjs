@@ -77,26 +77,7 @@ const scenarios = {
 
   // axe-core in light and dark: no serious or critical violation.
   async axe(page) {
-    const source = readFileSync(join(dirname(require.resolve("axe-core")), "axe.min.js"), "utf8");
-    // Evaluated over the DevTools protocol, which the page's CSP does not govern.
-    await page.evaluate(source);
-    const found = [];
-    const passed = [];
-    for (const colorScheme of ["light", "dark"]) {
-      await page.emulateMedia({ colorScheme });
-      const result = await page.evaluate(() =>
-        window.axe.run(document, { resultTypes: ["violations"] }));
-      // Proof that the rules ran on a rendered form, not on an empty page.
-      if (result.passes.length < 15) fail(`axe-core passed only ${result.passes.length} rules`);
-      passed.push(`${colorScheme}: ${result.passes.length} rules passed`);
-      for (const v of result.violations) {
-        if (v.impact === "serious" || v.impact === "critical") {
-          found.push(`${colorScheme}: ${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-        }
-      }
-    }
-    if (found.length) fail(`axe-core violations:\n${found.join("\n")}`);
-    process.stdout.write(`axe: no serious or critical violations (${passed.join("; ")})\n`);
+    await axeCheck(page);
     await page.click("#cancel");
     await expectFinal(page, "cancelled", "Cancelled");
   },
@@ -122,6 +103,66 @@ const scenarios = {
     await expectFinal(page, "cancelled", "Cancelled");
   },
 
+  // The inbox (tests/inbox.rs): three askers' questions arrive while the page
+  // is open, oldest first, and are answered newest first.
+  async "inbox-three"(page) {
+    await waitForCards(page, 3);
+    const asked = await page.$$eval("article.card legend .text", (nodes) => nodes.map((n) => n.textContent));
+    const order = ["Which database?", "Which extras?", "Name the service"];
+    if (JSON.stringify(asked) !== JSON.stringify(order)) fail(`cards in the wrong order: ${asked}`);
+    if ((await page.title()) !== "(3) ask_user inbox") fail(`title ${await page.title()}`);
+    const cards = page.locator("article.card");
+    await answerCard(page, cards.nth(2), async (card) => {
+      await card.locator("textarea").fill("billing");
+    });
+    await answerCard(page, cards.nth(1), async (card) => {
+      await card.locator('input[value="o1"]').check();
+      await card.locator('input[value="o3"]').check();
+    });
+    await answerCard(page, cards.nth(0), async (card) => {
+      await card.locator('input[value="o2"]').check();
+    });
+    await page.waitForSelector("#empty:not([hidden])");
+    if ((await page.title()) !== "ask_user inbox") fail(`title ${await page.title()}`);
+  },
+
+  // Keyboard only: Tab to the second card's choice, ArrowDown, Tab, Enter;
+  // then Tab to the first card's Decline, Enter. axe-core first, light and dark.
+  async "inbox-keyboard-axe"(page) {
+    await waitForCards(page, 2);
+    await axeCheck(page);
+    await page.emulateMedia({ colorScheme: "light" });
+    const [first, second] = await page.$$eval("article.card", (nodes) => nodes.map((n) => n.getAttribute("data-inbox-id")));
+    await tabTo(page, `c-${second}-q0-o1`);
+    await page.keyboard.press("ArrowDown");
+    await expectChecked(page, `#c-${second}-q0-o2`, true, "ArrowDown selects the next option");
+    await page.keyboard.press("Tab");
+    const onSubmit = await page.evaluate(() => {
+      const el = document.activeElement;
+      return { id: el.id, outline: getComputedStyle(el).outlineStyle };
+    });
+    if (onSubmit.id !== `c-${second}-submit`) fail(`Tab went to ${onSubmit.id}, not Submit`);
+    if (onSubmit.outline === "none") fail("the focused button shows no focus outline");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(`#c-${second}`, { state: "detached" });
+    const focused = await page.evaluate(() => document.activeElement.id);
+    if (!focused.startsWith(`c-${first}-`)) fail(`after the answer, focus is on ${focused}, not the next card`);
+    await tabTo(page, `c-${first}-decline`);
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("#empty:not([hidden])");
+    const end = await page.evaluate(() => document.activeElement.id);
+    if (end !== "heading") fail(`after the last card, focus is on ${end}, not the heading`);
+  },
+
+  // The README pictures of the inbox: three questions, light and dark.
+  async "inbox-screenshot"(page) {
+    await waitForCards(page, 3);
+    for (const colorScheme of ["light", "dark"]) {
+      await page.emulateMedia({ colorScheme });
+      await page.screenshot({ path: png.replace("{scheme}", colorScheme), fullPage: true });
+    }
+  },
+
   // The README pictures: the form in light and dark.
   async screenshot(page) {
     for (const colorScheme of ["light", "dark"]) {
@@ -132,6 +173,50 @@ const scenarios = {
     await expectFinal(page, "cancelled", "Cancelled");
   },
 };
+
+async function waitForCards(page, count) {
+  await page.waitForFunction((n) => document.querySelectorAll("article.card").length === n, count, { timeout: 30000 });
+}
+
+// Fills a card, submits it, and waits for it to leave the page.
+async function answerCard(page, card, fill) {
+  const id = await card.getAttribute("data-inbox-id");
+  await fill(card);
+  await card.locator("button.primary").click();
+  await page.waitForSelector(`#c-${id}`, { state: "detached" });
+}
+
+// Presses Tab until the element with this id has the focus.
+async function tabTo(page, id) {
+  for (let i = 0; i < 80; i++) {
+    if ((await page.evaluate(() => document.activeElement.id)) === id) return;
+    await page.keyboard.press("Tab");
+  }
+  fail(`Tab never reached #${id}`);
+}
+
+// axe-core in light and dark: no serious or critical violation.
+async function axeCheck(page) {
+  const source = readFileSync(join(dirname(require.resolve("axe-core")), "axe.min.js"), "utf8");
+  // Evaluated over the DevTools protocol, which the page's CSP does not govern.
+  await page.evaluate(source);
+  const found = [];
+  const passed = [];
+  for (const colorScheme of ["light", "dark"]) {
+    await page.emulateMedia({ colorScheme });
+    const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+    // Proof that the rules ran on a rendered form, not on an empty page.
+    if (result.passes.length < 15) fail(`axe-core passed only ${result.passes.length} rules`);
+    passed.push(`${colorScheme}: ${result.passes.length} rules passed`);
+    for (const v of result.violations) {
+      if (v.impact === "serious" || v.impact === "critical") {
+        found.push(`${colorScheme}: ${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+      }
+    }
+  }
+  if (found.length) fail(`axe-core violations:\n${found.join("\n")}`);
+  process.stdout.write(`axe: no serious or critical violations (${passed.join("; ")})\n`);
+}
 
 // The test writes the file whole (rename), so it is complete once it exists.
 async function waitForUrl() {

@@ -1,0 +1,66 @@
+//! `--fallback inbox`: the question goes to the running inbox (`ask_user
+//! inbox`), where the person answers it in the inbox page or from a
+//! terminal (`ask_user inbox answer`), and the call waits for the outcome.
+//! The source shown beside the question is the MCP client's name.
+
+use std::time::Duration;
+
+use rmcp::RoleServer;
+use rmcp::model::CallToolResult;
+use rmcp::service::RequestContext;
+
+use super::progress::Waiting;
+use super::{log, result};
+use crate::inbox::asker::{self, AskerOptions, Target};
+use crate::inbox::state::Lookup;
+use crate::model::Prompt;
+use crate::prompt::PromptDocument;
+
+/// Asks in the inbox and waits for the outcome, the timeout, or the
+/// client's cancel (the question is then cancelled in the inbox too).
+pub async fn ask_in_inbox(
+    prompt: &Prompt,
+    timeout: Duration,
+    context: &RequestContext<RoleServer>,
+) -> CallToolResult {
+    // The inbox reads a prompt document as it reads a tool input.
+    let input = match serde_json::to_value(PromptDocument::new(prompt))
+        .map_err(|e| e.to_string())
+        .and_then(|value| crate::input::into_object(value).map_err(|e| e.to_string()))
+    {
+        Ok(input) => input,
+        Err(e) => {
+            return result::error(&crate::error::AskError::InternalError(
+                crate::error::Detail::new(format!("the question could not be sent ({e})")),
+            ));
+        }
+    };
+    let options = AskerOptions {
+        lookup: Lookup::from_env(),
+        source: asker::local_source(context.client_info().map(|info| info.name)),
+        timeout: Some(timeout),
+    };
+    let mut waiting = Waiting::new(context, timeout);
+    let asked = asker::ask(
+        Target::Ask(input),
+        options,
+        context.ct.cancelled(),
+        |id, endpoint| {
+            log(format_args!(
+                "asked in the inbox ({}/), question {id}",
+                endpoint.base
+            ))
+        },
+    );
+    tokio::pin!(asked);
+    let outcome = loop {
+        tokio::select! {
+            outcome = &mut asked => break outcome,
+            () = waiting.tick() => waiting.report(context, ": answer in the inbox").await,
+        }
+    };
+    match outcome {
+        Ok(document) => result::answered(&document),
+        Err(err) => result::error(&err),
+    }
+}

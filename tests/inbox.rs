@@ -1,0 +1,1268 @@
+//! `ask_user inbox` (issue 12) through real processes: the inbox, askers
+//! (`ask --ui inbox|auto`, execute with `ASK_USER_UI`, `mcp --fallback inbox`
+//! through the Python SDK), the CLI verbs from other processes, `kill -9` and
+//! restarts, hostile local clients, and headless Chromium for the page
+//! (tests/web/drive.mjs). Every process gets a state folder of its own
+//! (`ASK_USER_STATE_DIR`) and a free port, and runs without a terminal.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStderr, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use common::BIN;
+use common::browser::Browser;
+use common::clients::{chromium, mcp_python, or_skip, tests_dir};
+use common::page::{Response, connect, raw_request, read_response};
+use common::process::exit_within;
+
+const DATABASE: &str = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"]}"#;
+const EXTRAS: &str =
+    r#"{"question":"Which extras?","options":["Redis","Kafka","NATS"],"multi_select":true}"#;
+const NAME: &str = r#"{"questions":[{"question":"Name the service"}]}"#;
+
+/// A command for the binary without a terminal (a session of its own) and
+/// with `dir` as its state folder.
+fn command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(BIN);
+    command
+        .args(args)
+        .env("ASK_USER_STATE_DIR", dir)
+        .env_remove("TOOLBOX_ACTION")
+        .env_remove("ASK_USER_INBOX")
+        .env_remove("ASK_USER_TOKEN")
+        .env_remove("ASK_USER_UI");
+    // SAFETY: setsid is async-signal-safe; it detaches the child from any terminal.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::setsid() < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command
+}
+
+/// A state folder for one test.
+fn state() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+fn signal(pid: u32, name: &str) {
+    let status = Command::new("kill")
+        .args([format!("-{name}"), pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Polls `condition` every 20 ms until it holds; panics after `limit`.
+fn until(limit: Duration, what: &str, mut condition: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !condition() {
+        assert!(started.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A running `ask_user inbox`.
+struct Inbox {
+    child: Child,
+    dir: PathBuf,
+    port: u16,
+    token: String,
+    url: String,
+    stderr: BufReader<ChildStderr>,
+}
+
+impl Inbox {
+    fn start(dir: &Path) -> Inbox {
+        Inbox::start_with(dir, &["--port", "0"])
+    }
+
+    /// Starts it and reads its address from the line it prints.
+    fn start_with(dir: &Path, args: &[&str]) -> Inbox {
+        let mut child = command(dir, &["inbox"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        let url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap_or_else(|| panic!("no URL from the inbox: {line:?}"))
+            .to_string();
+        let rest = url.strip_prefix("http://127.0.0.1:").unwrap();
+        let (port, query) = rest.split_once('/').unwrap();
+        Inbox {
+            child,
+            dir: dir.to_path_buf(),
+            port: port.parse().unwrap(),
+            token: query.strip_prefix("?token=").unwrap().to_string(),
+            url,
+            stderr,
+        }
+    }
+
+    fn host(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// A request as the page sends it (token, Origin, JSON).
+    fn request(&self, method: &str, path: &str, body: &str) -> Response {
+        let host = self.host();
+        let bearer = format!("Bearer {}", self.token);
+        let origin = format!("http://{host}");
+        self.send(
+            method,
+            path,
+            &[
+                ("Host", &host),
+                ("Authorization", &bearer),
+                ("Origin", &origin),
+                ("Content-Type", "application/json"),
+            ],
+            body.as_bytes(),
+        )
+    }
+
+    fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
+        let mut stream = connect(self.port);
+        stream
+            .write_all(&raw_request(method, path, headers, body))
+            .unwrap();
+        read_response(&mut stream)
+    }
+
+    /// The pending questions, as `inbox list` prints them.
+    fn list(&self) -> Vec<Value> {
+        let out = command(&self.dir, &["inbox", "list"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+
+    fn ids(&self) -> Vec<String> {
+        self.list()
+            .iter()
+            .map(|item| item["inboxId"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    /// SIGTERM: a clean stop, exit 0, inbox.json removed.
+    fn stop(mut self) {
+        signal(self.child.id(), "TERM");
+        let status = exit_within(
+            &mut self.child,
+            Duration::from_secs(20),
+            Duration::from_millis(20),
+        )
+        .expect("the inbox did not stop");
+        let mut said = String::new();
+        let _ = self.stderr.read_to_string(&mut said);
+        assert_eq!(status.code(), Some(0), "{said}");
+        let mut stdout = String::new();
+        self.child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut stdout)
+            .unwrap();
+        assert_eq!(stdout, "", "a serving inbox prints nothing on stdout");
+        assert!(!self.dir.join("inbox.json").exists());
+    }
+
+    fn kill9(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+impl Drop for Inbox {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A running asker; its question's id, read from its stderr.
+struct Asker {
+    child: Child,
+    id: String,
+}
+
+impl Asker {
+    /// `ask --ui inbox` (plus `args`) with `input` on stdin.
+    fn ask(dir: &Path, input: &str, args: &[&str]) -> Asker {
+        let mut command = command(dir, &["ask", "--ui", "inbox", "-"]);
+        command.args(args);
+        Asker::spawn(command, input)
+    }
+
+    /// Any asking command with `input` on stdin, once its question is in the inbox.
+    fn spawn(mut command: Command, input: &str) -> Asker {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        let id = line
+            .split("question ")
+            .nth(1)
+            .and_then(|rest| rest.split(';').next())
+            .unwrap_or_else(|| panic!("no question id from the asker: {line:?}"))
+            .to_string();
+        assert_eq!(id.len(), 8, "{line}");
+        // The rest of stderr is drained, so the asker never blocks on it.
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        Asker { child, id }
+    }
+
+    /// Waits for the exit: the code and stdout (one JSON line).
+    fn finish(mut self) -> (i32, Value) {
+        let status = exit_within(
+            &mut self.child,
+            Duration::from_secs(30),
+            Duration::from_millis(20),
+        )
+        .expect("the asker did not exit");
+        let mut stdout = String::new();
+        self.child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut stdout)
+            .unwrap();
+        assert!(
+            stdout.ends_with('\n') && stdout.matches('\n').count() == 1,
+            "{stdout:?}"
+        );
+        (
+            status.code().unwrap(),
+            serde_json::from_str(&stdout).unwrap(),
+        )
+    }
+
+    fn is_running(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+}
+
+/// Runs `ask_user ARGS` to its end: (code, stdout).
+fn run(dir: &Path, args: &[&str]) -> (i32, String) {
+    let out = command(dir, args).stdin(Stdio::null()).output().unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+/// Asserts an error document: exit 1, this code, a message containing `message`.
+fn assert_error((code, stdout): (i32, String), error_code: &str, message: &str) {
+    assert_eq!(code, 1, "{stdout}");
+    assert!(stdout.ends_with('\n') && stdout.matches('\n').count() == 1);
+    let document: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(document["status"], "error");
+    assert_eq!(document["error"]["code"], error_code, "{document}");
+    let text = document["error"]["message"].as_str().unwrap();
+    assert!(text.contains(message), "{text:?} lacks {message:?}");
+}
+
+fn answered(id: &str, answers: Value) -> Value {
+    json!({"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,
+           "timedOut":false,"inboxId":id,"answers":answers})
+}
+
+fn unanswered(id: &str, cancelled: bool, reason: Option<&str>) -> Value {
+    let mut document = json!({"tool":"ask_user","version":1,"status":"ok","answered":false,
+        "cancelled":cancelled,"timedOut":!cancelled,"inboxId":id,"answers":[]});
+    if let Some(reason) = reason {
+        // After cancelled, before inboxId: the documented key order.
+        document = json!({"tool":"ask_user","version":1,"status":"ok","answered":false,
+            "cancelled":cancelled,"timedOut":!cancelled,"reason":reason,"inboxId":id,"answers":[]});
+    }
+    document
+}
+
+fn database_answer(id: &str, option: usize) -> Value {
+    let label = ["PostgreSQL", "SQLite"][option - 1];
+    answered(
+        id,
+        json!([{"questionId":"q1","values":[label],"optionIds":[option.to_string()]}]),
+    )
+}
+
+// ---- The CLI verbs and the askers ----
+
+#[test]
+fn inbox_answer_and_inbox_cancel_from_another_process_give_0_and_130() {
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let first = Asker::ask(dir.path(), DATABASE, &[]);
+    let second = Asker::ask(dir.path(), DATABASE, &[]);
+    let listed = inbox.list();
+    assert_eq!(listed.len(), 2);
+    assert_eq!(listed[0]["inboxId"], first.id.as_str(), "oldest first");
+    assert_eq!(listed[0]["source"]["cwd"].as_str().is_some(), true);
+    assert_eq!(listed[0]["source"]["pid"], first.child.id());
+    assert!(listed[0]["askedAt"].as_str().unwrap().ends_with('Z'));
+    assert!(
+        listed[0].get("expiresAt").is_none(),
+        "no timeout, no expiry"
+    );
+    assert_eq!(
+        listed[0]["document"]["prompt"]["question"], "Which database?",
+        "the prompt document"
+    );
+
+    let (code, stdout) = run(dir.path(), &["inbox", "answer", &first.id, "--reply", "2"]);
+    assert_eq!(code, 0);
+    let expected = database_answer(&first.id, 2);
+    assert_eq!(serde_json::from_str::<Value>(&stdout).unwrap(), expected);
+    let first_id = first.id.clone();
+    assert_eq!(first.finish(), (0, expected));
+
+    let (code, stdout) = run(dir.path(), &["inbox", "cancel", &second.id]);
+    assert_eq!(code, 0);
+    let cancelled = unanswered(&second.id, true, None);
+    assert_eq!(serde_json::from_str::<Value>(&stdout).unwrap(), cancelled);
+    let second_id = second.id.clone();
+    assert_eq!(second.finish(), (130, cancelled));
+
+    // Closed questions: ALREADY_ANSWERED, saying how they closed.
+    assert_error(
+        run(dir.path(), &["inbox", "answer", &first_id, "--reply", "1"]),
+        "ALREADY_ANSWERED",
+        "answered from a terminal",
+    );
+    assert_error(
+        run(dir.path(), &["inbox", "cancel", &second_id]),
+        "ALREADY_ANSWERED",
+        "cancelled from a terminal",
+    );
+    assert!(inbox.list().is_empty());
+    inbox.stop();
+}
+
+#[test]
+fn every_error_of_the_verbs_has_its_code_message_and_exit_code() {
+    let dir = state();
+    // No inbox at all.
+    for args in [
+        &["inbox", "list"][..],
+        &["inbox", "answer", "7hq2k9mc", "--reply", "1"],
+        &["inbox", "cancel", "7hq2k9mc"],
+    ] {
+        assert_error(run(dir.path(), args), "NO_INBOX", "ask_user inbox");
+    }
+    let inbox = Inbox::start(dir.path());
+    let asker = Asker::ask(dir.path(), DATABASE, &[]);
+    // An id the inbox never gave, and one that cannot be an id.
+    for id in ["7hq2k9mc", "../../api/ask", "NOT-AN-ID"] {
+        assert_error(
+            run(dir.path(), &["inbox", "answer", id, "--reply", "1"]),
+            "UNKNOWN_QUESTION",
+            "ask_user inbox list",
+        );
+        assert_error(
+            run(dir.path(), &["inbox", "cancel", id]),
+            "UNKNOWN_QUESTION",
+            "has no question",
+        );
+    }
+    // A reply that answers nothing: INVALID_REPLY, and the question stays open.
+    assert_error(
+        run(dir.path(), &["inbox", "answer", &asker.id, "--reply", "7"]),
+        "INVALID_REPLY",
+        "Reply with the option number (1-2)",
+    );
+    assert_error(
+        run(
+            dir.path(),
+            &["inbox", "answer", &asker.id, "--reply", "1", "--reply", "2"],
+        ),
+        "INVALID_REPLY",
+        "1 question needs a reply",
+    );
+    assert_eq!(inbox.ids(), [asker.id.clone()]);
+    // Usage errors: exit 2, nothing on stdout.
+    for args in [
+        &["inbox", "answer", "7hq2k9mc"][..],
+        &["inbox", "cancel"],
+        &["inbox", "list", "--port", "1"],
+        &["inbox", "--port", "nope"],
+    ] {
+        let (code, stdout) = run(dir.path(), args);
+        assert_eq!((code, stdout.as_str()), (2, ""), "{args:?}");
+    }
+    // A reply that looks like a flag is still a reply.
+    let (code, stdout) = run(dir.path(), &["inbox", "answer", &asker.id, "--reply", "-1"]);
+    assert_eq!(code, 1);
+    assert!(stdout.contains("INVALID_REPLY"), "{stdout}");
+    assert_eq!(run(dir.path(), &["inbox", "cancel", &asker.id]).0, 0);
+    assert_eq!(asker.finish().0, 130);
+    inbox.stop();
+}
+
+#[test]
+fn askers_without_an_inbox_say_no_inbox_or_fall_back() {
+    let dir = state();
+    let asked = |ui: &str, env: &[(&str, &str)]| {
+        let mut command = command(dir.path(), &["ask", "--ui", ui, "-"]);
+        command.envs(env.iter().copied());
+        let out = common::process::output_with_stdin(&mut command, DATABASE.as_bytes()).unwrap();
+        (
+            out.status.code().unwrap(),
+            String::from_utf8(out.stdout).unwrap(),
+        )
+    };
+    assert_error(asked("inbox", &[]), "NO_INBOX", "does not exist");
+    // auto: no inbox and no terminal.
+    assert_error(asked("auto", &[]), "NO_TTY", "no inbox is running");
+    // execute with ASK_USER_UI=inbox: NO_INBOX; an unknown value: UNKNOWN_ACTION.
+    let execute = |ui: &str| {
+        let mut command = command(dir.path(), &[]);
+        command
+            .env("TOOLBOX_ACTION", "execute")
+            .env("ASK_USER_UI", ui);
+        let out = common::process::output_with_stdin(&mut command, DATABASE.as_bytes()).unwrap();
+        (
+            out.status.code().unwrap(),
+            String::from_utf8(out.stdout).unwrap(),
+        )
+    };
+    assert_error(
+        execute("inbox"),
+        "NO_INBOX",
+        "start one with `ask_user inbox`",
+    );
+    assert_error(execute("page"), "UNKNOWN_ACTION", "ASK_USER_UI must be");
+    // ASK_USER_INBOX that is no address, or without a token.
+    assert_error(
+        asked("inbox", &[("ASK_USER_INBOX", "localhost")]),
+        "NO_INBOX",
+        "ASK_USER_INBOX must be an http://HOST:PORT address",
+    );
+    assert_error(
+        asked("inbox", &[("ASK_USER_INBOX", "http://127.0.0.1:9")]),
+        "NO_INBOX",
+        "set ASK_USER_TOKEN",
+    );
+    // A resume needs the inbox.
+    let mut resume = command(dir.path(), &["ask", "--ui", "web", "-"]);
+    let out = common::process::output_with_stdin(&mut resume, br#"{"resume":"7hq2k9mc"}"#).unwrap();
+    assert_error(
+        (
+            out.status.code().unwrap(),
+            String::from_utf8(out.stdout).unwrap(),
+        ),
+        "INVALID_INPUT",
+        "resume is answered by the inbox",
+    );
+}
+
+#[test]
+fn ask_auto_and_execute_with_ask_user_ui_go_to_the_running_inbox() {
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let auto = Asker::spawn(command(dir.path(), &["ask", "--ui", "auto", "-"]), DATABASE);
+    let mut execute = command(dir.path(), &[]);
+    execute
+        .env("TOOLBOX_ACTION", "execute")
+        .env("ASK_USER_UI", "auto")
+        .env("ASK_USER_SOURCE", "my-agent");
+    let execute = Asker::spawn(execute, DATABASE);
+    let listed = inbox.list();
+    assert_eq!(listed[1]["source"]["name"], "my-agent");
+    assert_eq!(
+        run(
+            dir.path(),
+            &["inbox", "answer", &auto.id, "--reply", "SQLite"]
+        )
+        .0,
+        0
+    );
+    assert_eq!(
+        run(
+            dir.path(),
+            &["inbox", "answer", &execute.id, "--reply", "1"]
+        )
+        .0,
+        0
+    );
+    let auto_id = auto.id.clone();
+    assert_eq!(auto.finish(), (0, database_answer(&auto_id, 2)));
+    let execute_id = execute.id.clone();
+    assert_eq!(execute.finish(), (0, database_answer(&execute_id, 1)));
+    // {"resume": id} waits on a question asked before: here, its outcome at once.
+    let mut resume = command(dir.path(), &["ask", "--ui", "inbox", "-"]);
+    let input = format!(r#"{{"resume":"{auto_id}"}}"#);
+    let out = common::process::output_with_stdin(&mut resume, input.as_bytes()).unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        serde_json::from_slice::<Value>(&out.stdout).unwrap(),
+        database_answer(&auto_id, 2)
+    );
+    inbox.stop();
+}
+
+#[test]
+fn the_askers_own_timeout_signal_and_kill_close_its_question() {
+    let dir = state();
+    let inbox = Inbox::start_with(dir.path(), &["--port", "0", "--asker-grace", "1"]);
+    // Its own timeout: 124 with the inboxId; the inbox closes it as timed out.
+    let started = Instant::now();
+    let timed = Asker::ask(dir.path(), DATABASE, &["--timeout", "1"]);
+    let id = timed.id.clone();
+    assert_eq!(timed.finish(), (124, unanswered(&id, false, None)));
+    assert!(started.elapsed() >= Duration::from_secs(1));
+    assert!(inbox.list().is_empty());
+    assert_error(
+        run(dir.path(), &["inbox", "answer", &id, "--reply", "1"]),
+        "ALREADY_ANSWERED",
+        "timed out",
+    );
+    // SIGINT and SIGTERM: cancelled (130) in the asker and in the inbox.
+    for name in ["INT", "TERM"] {
+        let asker = Asker::ask(dir.path(), DATABASE, &[]);
+        signal(asker.child.id(), name);
+        let id = asker.id.clone();
+        assert_eq!(asker.finish(), (130, unanswered(&id, true, None)));
+        assert!(inbox.list().is_empty(), "{name}");
+    }
+    // kill -9: nobody says goodbye; the question is withdrawn after the grace time.
+    let mut killed = Asker::ask(dir.path(), DATABASE, &[]);
+    let id = killed.id.clone();
+    assert_eq!(inbox.ids(), [id.clone()]);
+    killed.child.kill().unwrap();
+    killed.child.wait().unwrap();
+    until(Duration::from_secs(20), "the withdrawal", || {
+        inbox.list().is_empty()
+    });
+    assert_error(
+        run(dir.path(), &["inbox", "answer", &id, "--reply", "1"]),
+        "ALREADY_ANSWERED",
+        "its asker went away",
+    );
+    inbox.stop();
+}
+
+#[test]
+fn two_answers_at_once_the_first_wins() {
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    for round in 0..3 {
+        let asker = Asker::ask(dir.path(), DATABASE, &[]);
+        let answers: Vec<Child> = ["1", "2"]
+            .iter()
+            .map(|reply| {
+                command(
+                    dir.path(),
+                    &["inbox", "answer", &asker.id, "--reply", reply],
+                )
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap()
+            })
+            .collect();
+        let outputs: Vec<(i32, Value)> = answers
+            .into_iter()
+            .map(|child| {
+                let out = child.wait_with_output().unwrap();
+                (
+                    out.status.code().unwrap(),
+                    serde_json::from_slice(&out.stdout).unwrap(),
+                )
+            })
+            .collect();
+        let winners: Vec<&Value> = outputs
+            .iter()
+            .filter(|(code, _)| *code == 0)
+            .map(|(_, document)| document)
+            .collect();
+        assert_eq!(winners.len(), 1, "round {round}: {outputs:?}");
+        let loser = outputs.iter().find(|(code, _)| *code == 1).unwrap();
+        assert_eq!(loser.1["error"]["code"], "ALREADY_ANSWERED");
+        let winner = winners[0].clone();
+        assert_eq!(asker.finish(), (0, winner));
+    }
+    // The page and a terminal at once: one 200, one 409.
+    let asker = Asker::ask(dir.path(), DATABASE, &[]);
+    let path = format!("/api/questions/{}/answer", asker.id);
+    let page = std::thread::scope(|scope| {
+        let page =
+            scope.spawn(|| inbox.request("POST", &path, r#"{"answers":[{"optionIds":["1"]}]}"#));
+        let cli = run(dir.path(), &["inbox", "answer", &asker.id, "--reply", "2"]);
+        (page.join().unwrap(), cli)
+    });
+    let (page, (cli_code, _)) = page;
+    assert!(
+        (page.status == 200 && cli_code == 1) || (page.status == 409 && cli_code == 0),
+        "{} {cli_code}",
+        page.status
+    );
+    let expected = database_answer(&asker.id, if page.status == 200 { 1 } else { 2 });
+    assert_eq!(asker.finish(), (0, expected));
+    inbox.stop();
+}
+
+// ---- Restarts, stale files, ports ----
+
+#[test]
+fn kill_9_with_three_pending_then_a_restart_loses_none() {
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let port = inbox.port.to_string();
+    let askers: Vec<Asker> = (0..3)
+        .map(|_| Asker::ask(dir.path(), DATABASE, &["--timeout", "120"]))
+        .collect();
+    let ids: Vec<String> = askers.iter().map(|a| a.id.clone()).collect();
+    assert_eq!(inbox.ids(), ids);
+    inbox.kill9();
+    // The askers wait on (they neither give up nor spin; see the test below).
+    let mut askers = askers;
+    for asker in &mut askers {
+        assert!(asker.is_running());
+    }
+    // inbox.json is stale now: its process has ended.
+    assert_error(
+        run(dir.path(), &["inbox", "list"]),
+        "NO_INBOX",
+        "which has ended",
+    );
+    let inbox = Inbox::start_with(dir.path(), &["--port", &port]);
+    assert_eq!(inbox.ids(), ids, "every pending question, in order");
+    for (n, id) in ids.iter().enumerate() {
+        let reply = ["1", "2", "1"][n];
+        assert_eq!(
+            run(dir.path(), &["inbox", "answer", id, "--reply", reply]).0,
+            0
+        );
+    }
+    for (n, asker) in askers.into_iter().enumerate() {
+        let id = asker.id.clone();
+        assert_eq!(asker.finish(), (0, database_answer(&id, [1, 2, 1][n])));
+    }
+    inbox.stop();
+}
+
+/// The process's CPU time so far, in clock ticks (utime + stime).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+#[test]
+fn askers_waiting_on_a_stopped_inbox_neither_spin_nor_give_up() {
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let port = inbox.port.to_string();
+    let waiting = Asker::ask(dir.path(), DATABASE, &[]);
+    let timed = Asker::ask(dir.path(), DATABASE, &["--timeout", "3"]);
+    let started = Instant::now();
+    inbox.stop();
+    // Stopped: pending questions stay in the store, and the askers wait on.
+    let before = cpu_ticks(waiting.child.id());
+    std::thread::sleep(Duration::from_secs(2));
+    let spent = cpu_ticks(waiting.child.id()) - before;
+    assert!(spent < 30, "the asker spent {spent} ticks in 2 s waiting");
+    // The timed one gives up on its own time, not before: 124, with its inboxId.
+    let timed_id = timed.id.clone();
+    assert_eq!(timed.finish(), (124, unanswered(&timed_id, false, None)));
+    assert!(started.elapsed() >= Duration::from_secs(3));
+    let inbox = Inbox::start_with(dir.path(), &["--port", &port]);
+    assert!(inbox.ids().contains(&waiting.id));
+    assert_eq!(
+        run(
+            dir.path(),
+            &["inbox", "answer", &waiting.id, "--reply", "2"]
+        )
+        .0,
+        0
+    );
+    let id = waiting.id.clone();
+    assert_eq!(waiting.finish(), (0, database_answer(&id, 2)));
+    inbox.stop();
+}
+
+#[test]
+fn a_stale_inbox_json_is_no_inbox_and_a_new_inbox_replaces_it() {
+    let dir = state();
+    let file = dir.path().join("inbox.json");
+    let mut ended = Command::new("true").spawn().unwrap();
+    let dead = ended.id();
+    ended.wait().unwrap();
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+    let closed_port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let stale = |pid: u32| {
+        std::fs::write(
+            &file,
+            format!(
+                r#"{{"url":"http://127.0.0.1:{closed_port}","token":"{}","pid":{pid}}}"#,
+                "ab".repeat(16)
+            ),
+        )
+        .unwrap();
+    };
+    stale(dead);
+    let mut asking = command(dir.path(), &["ask", "--ui", "inbox", "-"]);
+    let out = common::process::output_with_stdin(&mut asking, DATABASE.as_bytes()).unwrap();
+    assert_error(
+        (
+            out.status.code().unwrap(),
+            String::from_utf8(out.stdout).unwrap(),
+        ),
+        "NO_INBOX",
+        &format!("names process {dead}, which has ended"),
+    );
+    // A live process (this one) but nothing on the port: stale too.
+    stale(std::process::id());
+    assert_error(
+        run(dir.path(), &["inbox", "list"]),
+        "NO_INBOX",
+        &format!("nothing answers at http://127.0.0.1:{closed_port}"),
+    );
+    // A new inbox takes the folder over and rewrites the file (0600).
+    let inbox = Inbox::start(dir.path());
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(
+        written,
+        json!({"url": format!("http://127.0.0.1:{}", inbox.port), "token": inbox.token,
+               "pid": inbox.child.id()})
+    );
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&file), 0o600);
+    assert_eq!(mode(&dir.path().join("inbox.sqlite3")), 0o600);
+    assert!(inbox.list().is_empty());
+    inbox.stop();
+}
+
+#[test]
+fn a_taken_port_and_a_second_inbox_are_web_errors() {
+    let dir = state();
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    assert_error(
+        run(dir.path(), &["inbox", "--port", &port]),
+        "WEB_ERROR",
+        &format!("cannot listen on 127.0.0.1:{port}"),
+    );
+    assert!(!dir.path().join("inbox.json").exists());
+    let inbox = Inbox::start(dir.path());
+    assert_error(
+        run(dir.path(), &["inbox", "--port", "0"]),
+        "WEB_ERROR",
+        &format!("another inbox already serves {}", dir.path().display()),
+    );
+    // The first one is untouched.
+    assert!(inbox.list().is_empty());
+    inbox.stop();
+}
+
+#[test]
+fn the_token_survives_a_restart_and_new_token_rotates_it() {
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let token = inbox.token.clone();
+    inbox.stop();
+    let inbox = Inbox::start(dir.path());
+    assert_eq!(inbox.token, token);
+    inbox.stop();
+    let inbox = Inbox::start_with(dir.path(), &["--port", "0", "--new-token"]);
+    assert_ne!(inbox.token, token);
+    // The old token is refused now.
+    let host = inbox.host();
+    let old = format!("Bearer {token}");
+    assert_eq!(
+        inbox
+            .send(
+                "GET",
+                "/api/questions",
+                &[("Host", &host), ("Authorization", &old)],
+                b""
+            )
+            .status,
+        401
+    );
+    inbox.stop();
+}
+
+// ---- Security on the hardened server ----
+
+#[test]
+fn nothing_without_the_token_reads_or_answers_a_question() {
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let asker = Asker::ask(dir.path(), DATABASE, &[]);
+    let host = inbox.host();
+    let origin = format!("http://{host}");
+    let answer_path = format!("/api/questions/{}/answer", asker.id);
+    let wait_path = format!("/api/questions/{}/wait", asker.id);
+    for (method, path) in [
+        ("GET", "/"),
+        ("GET", "/api/events"),
+        ("GET", "/api/questions"),
+        ("GET", wait_path.as_str()),
+        ("POST", "/api/ask"),
+        ("POST", answer_path.as_str()),
+    ] {
+        let refused = inbox.send(
+            method,
+            path,
+            &[
+                ("Host", &host),
+                ("Origin", &origin),
+                ("Content-Type", "application/json"),
+            ],
+            br#"{"answers":[{"optionIds":["1"]}]}"#,
+        );
+        assert_eq!(refused.status, 401, "{method} {path}");
+        assert!(!refused.body.contains("Which database"), "{path}");
+    }
+    // The right token under a foreign Host (DNS rebinding), and a cross-site POST.
+    let bearer = format!("Bearer {}", inbox.token);
+    let evil = format!("evil.example:{}", inbox.port);
+    assert_eq!(
+        inbox
+            .send(
+                "GET",
+                "/api/questions",
+                &[("Host", &evil), ("Authorization", &bearer)],
+                b""
+            )
+            .status,
+        403
+    );
+    let cross = inbox.send(
+        "POST",
+        &answer_path,
+        &[
+            ("Host", &host),
+            ("Authorization", &bearer),
+            ("Origin", "http://evil.example"),
+            ("Content-Type", "application/json"),
+        ],
+        br#"{"answers":[{"optionIds":["1"]}]}"#,
+    );
+    assert_eq!(cross.status, 403);
+    // With the token: the page, with its nonce policy, and the list.
+    let page = inbox.send(
+        "GET",
+        &format!("/?token={}", inbox.token),
+        &[("Host", &host)],
+        b"",
+    );
+    assert_eq!(page.status, 200);
+    let csp = page.header("Content-Security-Policy").unwrap();
+    assert!(csp.contains("script-src 'nonce-") && csp.contains("default-src 'none'"));
+    assert_eq!(page.header("Cache-Control"), Some("no-store"));
+    assert!(!page.body.contains("__NONCE__") && !page.body.contains("/*__FORM_"));
+    let listed = inbox.request("GET", "/api/questions", "");
+    assert_eq!(listed.status, 200);
+    assert!(listed.body.contains(&asker.id));
+    // Still pending: nothing above answered it.
+    assert_eq!(inbox.ids(), [asker.id.clone()]);
+    assert_eq!(run(dir.path(), &["inbox", "cancel", &asker.id]).0, 0);
+    assert_eq!(asker.finish().0, 130);
+    inbox.stop();
+}
+
+/// The person's answer through the page's own route, then the asker's exact document.
+fn person_answers(inbox: &Inbox, asker: Asker) {
+    let path = format!("/api/questions/{}/answer", asker.id);
+    let started = Instant::now();
+    let done = inbox.request("POST", &path, r#"{"answers":[{"optionIds":["2"]}]}"#);
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let id = asker.id.clone();
+    assert_eq!(asker.finish(), (0, database_answer(&id, 2)));
+}
+
+/// Opens a connection and sends `bytes`, then holds it (until dropped).
+fn hold(inbox: &Inbox, bytes: &[u8]) -> TcpStream {
+    let mut stream = connect(inbox.port);
+    stream.write_all(bytes).unwrap();
+    stream
+}
+
+fn head(inbox: &Inbox, request_line: &str, headers: &[String]) -> String {
+    let mut head = format!("{request_line}\r\nHost: {}\r\n", inbox.host());
+    for header in headers {
+        head.push_str(header);
+        head.push_str("\r\n");
+    }
+    head.push_str("\r\n");
+    head
+}
+
+fn memory_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.trim().strip_suffix("kB"))
+        .map(|kib| kib.trim().parse().unwrap())
+        .unwrap()
+}
+
+/// Issue 11's case 1 and 2 on the inbox: stalled bodies on refused requests
+/// (a POST over the limit and within it, an ask over its own limit, a GET),
+/// each holding its connection, hold up nothing.
+#[test]
+fn stalled_bodies_on_refused_requests_hold_up_nothing() {
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let asker = Asker::ask(dir.path(), DATABASE, &[]);
+    let mut held = Vec::new();
+    let reply_path = format!("POST /api/questions/{}/reply HTTP/1.1", asker.id);
+    for (line, length, status) in [
+        (reply_path.as_str(), 100_000, 413),
+        (reply_path.as_str(), 60_000, 401),
+        ("POST /api/ask HTTP/1.1", 600_000, 413),
+        ("GET / HTTP/1.1", 5_000, 401),
+    ] {
+        let headers = [
+            format!("Origin: http://{}", inbox.host()),
+            "Content-Type: application/json".into(),
+            format!("Content-Length: {length}"),
+        ];
+        let mut stalled = hold(
+            &inbox,
+            format!("{}{{\"replies\":", head(&inbox, line, &headers)).as_bytes(),
+        );
+        assert_eq!(
+            read_response(&mut stalled).status,
+            status,
+            "{line} {length}"
+        );
+        held.push(stalled);
+    }
+    person_answers(&inbox, asker);
+    // A new asker gets through too, with every stalled connection still open.
+    let asker = Asker::ask(dir.path(), DATABASE, &[]);
+    person_answers(&inbox, asker);
+    drop(held);
+    inbox.stop();
+}
+
+/// Issue 11's case 3: huge and absurd declared lengths, with and without
+/// the token, are refused from the head; the inbox lives on.
+#[test]
+fn huge_and_absurd_declared_lengths_are_refused_and_the_inbox_lives() {
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let asker = Asker::ask(dir.path(), DATABASE, &[]);
+    let bearer = format!("Authorization: Bearer {}", inbox.token);
+    for (length, status) in [
+        ("18446744073709551615", 431),
+        ("100000000000000", 413),
+        ("65537", 413),
+    ] {
+        for token in [None, Some(bearer.clone())] {
+            let mut headers = vec![format!("Content-Length: {length}")];
+            headers.extend(token.clone());
+            let mut stream = hold(&inbox, head(&inbox, "GET / HTTP/1.1", &headers).as_bytes());
+            assert_eq!(
+                read_response(&mut stream).status,
+                status,
+                "{length} {token:?}"
+            );
+        }
+    }
+    person_answers(&inbox, asker);
+    inbox.stop();
+}
+
+/// Issue 11's case 4: 120 requests without the token; the last 20 get 429,
+/// and the person, the CLI verbs and the askers, who hold it, are never limited.
+#[test]
+fn tokenless_requests_never_lock_out_the_person_or_the_askers() {
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let asker = Asker::ask(dir.path(), DATABASE, &[]);
+    let host = inbox.host();
+    let statuses: Vec<u16> = (0..120)
+        .map(|_| {
+            inbox
+                .send("GET", "/api/questions", &[("Host", &host)], b"")
+                .status
+        })
+        .collect();
+    assert_eq!(statuses[..100], [401; 100]);
+    assert_eq!(statuses[100..], [429; 20]);
+    assert_eq!(inbox.list().len(), 1, "inbox list holds the token");
+    let second = Asker::ask(dir.path(), DATABASE, &[]);
+    assert_eq!(
+        run(dir.path(), &["inbox", "answer", &second.id, "--reply", "1"]).0,
+        0
+    );
+    let second_id = second.id.clone();
+    assert_eq!(second.finish(), (0, database_answer(&second_id, 1)));
+    person_answers(&inbox, asker);
+    inbox.stop();
+}
+
+/// Issue 11's case 5: one unfinished 64 MiB header line is cut at 16 KiB,
+/// and the inbox's memory does not grow with it.
+#[test]
+fn an_endless_header_line_is_cut_and_memory_stays_bounded() {
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let asker = Asker::ask(dir.path(), DATABASE, &[]);
+    let pid = inbox.child.id();
+    let before = memory_kib(pid, "VmRSS:");
+    let mut stream = connect(inbox.port);
+    stream
+        .set_write_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream
+        .write_all(format!("GET / HTTP/1.1\r\nHost: {}\r\nX-Long: ", inbox.host()).as_bytes())
+        .unwrap();
+    let chunk = vec![b'a'; 64 * 1024];
+    let mut sent = 0usize;
+    while sent < 64 * 1024 * 1024 && stream.write_all(&chunk).is_ok() {
+        sent += chunk.len();
+    }
+    assert!(sent < 64 * 1024 * 1024, "the inbox read a 64 MiB header");
+    assert_eq!(read_response(&mut stream).status, 431);
+    let peak = memory_kib(pid, "VmHWM:");
+    assert!(
+        peak < before + 8 * 1024,
+        "memory grew from {before} KiB to a peak of {peak} KiB"
+    );
+    person_answers(&inbox, asker);
+    inbox.stop();
+}
+
+#[test]
+fn a_whole_tool_input_fits_an_ask_and_more_is_refused() {
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    // Near the 256 KiB input limit: ten questions of twenty described options.
+    let description = "x".repeat(1_000);
+    let questions: Vec<Value> = (0..10)
+        .map(|i| {
+            let options: Vec<Value> = (0..20)
+                .map(|o| json!({"label": format!("option {o}"), "description": description}))
+                .collect();
+            json!({"question": format!("Q{i}?"), "options": options})
+        })
+        .collect();
+    let big = json!({"questions": questions}).to_string();
+    assert!(big.len() > 200_000 && big.len() < 262_144, "{}", big.len());
+    let asker = Asker::ask(dir.path(), &big, &[]);
+    assert_eq!(
+        inbox.list()[0]["document"]["prompts"]
+            .as_array()
+            .unwrap()
+            .len(),
+        10
+    );
+    assert_eq!(run(dir.path(), &["inbox", "cancel", &asker.id]).0, 0);
+    assert_eq!(asker.finish().0, 130);
+    // A body over the ask route's 512 KiB: refused from its head.
+    let huge = format!(r#"{{"key":"k","input":"{}"}}"#, "y".repeat(600 * 1024));
+    assert_eq!(inbox.request("POST", "/api/ask", &huge).status, 413);
+    // A bad question: the parser's own error document, 422.
+    let bad = inbox.request(
+        "POST",
+        "/api/ask",
+        r#"{"key":"k2","input":{"question":"no options"}}"#,
+    );
+    assert_eq!(bad.status, 422);
+    let error: Value = serde_json::from_str(&bad.body).unwrap();
+    assert_eq!(error["error"]["code"], "MISSING_OPTIONS");
+    inbox.stop();
+}
+
+// ---- MCP and the page, in a real browser ----
+
+/// Runs tests/mcp/py_client.py against `mcp --fallback inbox --no-elicitation`
+/// with `arguments`, in the state folder `dir`; its JSON output.
+fn mcp_call(python: &Path, dir: &Path, arguments: &Value) -> std::thread::JoinHandle<Value> {
+    let scenario = json!({
+        // `env` carries the state folder: the SDK passes the server a short,
+        // fixed environment of its own.
+        "binary": "/usr/bin/env",
+        "server_args": [format!("ASK_USER_STATE_DIR={}", dir.display()), BIN,
+                        "mcp", "--fallback", "inbox", "--no-elicitation"],
+        "mode": "legacy",
+        "elicit": false,
+        "calls": [{"arguments": arguments}],
+    });
+    let mut child = Command::new(python)
+        .arg(tests_dir("mcp").join("py_client.py"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(scenario.to_string().as_bytes())
+        .unwrap();
+    std::thread::spawn(move || {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "py_client failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    })
+}
+
+/// Starts the browser on `scenario`, then hands it the inbox's URL.
+fn browser_on(chromium: &Path, scenario: &str, inbox: &Inbox) -> Browser {
+    let url_file = std::env::temp_dir().join(format!(
+        "ask-user-inbox-{}-{scenario}.url",
+        std::process::id()
+    ));
+    let browser = Browser::start(chromium, scenario, &url_file);
+    let partial = url_file.with_extension("part");
+    std::fs::write(&partial, &inbox.url).unwrap();
+    std::fs::rename(&partial, &url_file).unwrap();
+    browser
+}
+
+#[test]
+fn three_askers_at_once_are_answered_in_the_page_in_reverse_order() {
+    let Some(chromium) = or_skip(
+        chromium(&["playwright-core"]),
+        "browser tests",
+        "chromium (apt), node, and `npm ci` in tests/web (see .ci/setup-web.sh)",
+    ) else {
+        return;
+    };
+    let Some(python) = or_skip(
+        mcp_python(),
+        "MCP SDK tests",
+        "the MCP Python SDK (see .ci/setup-mcp.sh)",
+    ) else {
+        return;
+    };
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    // The page is open before any question: they arrive without a reload.
+    let browser = browser_on(&chromium, "inbox-three", &inbox);
+
+    let ask = Asker::ask(dir.path(), DATABASE, &[]);
+    let arguments: Value = serde_json::from_str(EXTRAS).unwrap();
+    let mcp = mcp_call(&python, dir.path(), &arguments);
+    until(Duration::from_secs(30), "the MCP question", || {
+        inbox.list().len() == 2
+    });
+    let mcp_id = inbox.ids()[1].clone();
+    let mut execute = command(dir.path(), &[]);
+    execute
+        .env("TOOLBOX_ACTION", "execute")
+        .env("ASK_USER_UI", "inbox");
+    let execute = Asker::spawn(execute, NAME);
+    assert_eq!(
+        inbox.ids(),
+        [ask.id.clone(), mcp_id.clone(), execute.id.clone()]
+    );
+
+    let said = browser.wait().assert_passed("inbox-three");
+    eprint!("{said}");
+
+    let execute_id = execute.id.clone();
+    assert_eq!(
+        execute.finish(),
+        (
+            0,
+            answered(
+                &execute_id,
+                json!([{"questionId":"q1","values":["billing"]}])
+            )
+        )
+    );
+    let mcp = mcp.join().unwrap();
+    let result = &mcp["results"][0];
+    assert_eq!(result["is_error"], false, "{mcp}");
+    assert_eq!(
+        result["structured"],
+        answered(
+            &mcp_id,
+            json!([{"questionId":"q1","values":["Redis","NATS"],"optionIds":["1","3"]}])
+        )
+    );
+    let ask_id = ask.id.clone();
+    assert_eq!(ask.finish(), (0, database_answer(&ask_id, 2)));
+    assert!(inbox.list().is_empty());
+    inbox.stop();
+}
+
+#[test]
+fn the_page_works_with_the_keyboard_and_passes_axe_in_light_and_dark() {
+    let Some(chromium) = or_skip(
+        chromium(&["playwright-core", "axe-core"]),
+        "browser tests",
+        "chromium (apt), node, and `npm ci` in tests/web (see .ci/setup-web.sh)",
+    ) else {
+        return;
+    };
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let every_kind = std::fs::read_to_string(tests_dir("web").join("every-kind.json")).unwrap();
+    let declined = Asker::ask(dir.path(), &every_kind, &["--timeout", "600"]);
+    let keyboard = Asker::ask(
+        dir.path(),
+        r#"{"question":"Deploy where?","options":[{"label":"Staging","recommended":true},{"label":"Production"}]}"#,
+        &[],
+    );
+    let browser = browser_on(&chromium, "inbox-keyboard-axe", &inbox);
+    let said = browser.wait().assert_passed("inbox-keyboard-axe");
+    eprint!("{said}");
+    let id = keyboard.id.clone();
+    assert_eq!(
+        keyboard.finish(),
+        (
+            0,
+            answered(
+                &id,
+                json!([{"questionId":"q1","values":["Production"],"optionIds":["2"]}])
+            )
+        )
+    );
+    let id = declined.id.clone();
+    assert_eq!(
+        declined.finish(),
+        (130, unanswered(&id, true, Some("declined")))
+    );
+    inbox.stop();
+}
