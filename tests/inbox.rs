@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use common::BIN;
 use common::browser::Browser;
-use common::clients::{chromium, mcp_python, or_skip, tests_dir};
+use common::clients::{chromium, mcp_python, tests_dir};
 use common::page::{Response, connect, raw_request, read_response};
 use common::process::exit_within;
 
@@ -320,7 +320,6 @@ fn database_answer(id: &str, option: usize) -> Value {
 
 // ---- The CLI verbs and the askers ----
 
-#[test]
 fn inbox_answer_and_inbox_cancel_from_another_process_give_0_and_130() {
     let dir = state();
     let inbox = Inbox::start(dir.path());
@@ -370,7 +369,6 @@ fn inbox_answer_and_inbox_cancel_from_another_process_give_0_and_130() {
     inbox.stop();
 }
 
-#[test]
 fn every_error_of_the_verbs_has_its_code_message_and_exit_code() {
     let dir = state();
     // No inbox at all.
@@ -430,7 +428,6 @@ fn every_error_of_the_verbs_has_its_code_message_and_exit_code() {
     inbox.stop();
 }
 
-#[test]
 fn askers_without_an_inbox_say_no_inbox_or_fall_back() {
     let dir = state();
     let asked = |ui: &str, env: &[(&str, &str)]| {
@@ -487,7 +484,6 @@ fn askers_without_an_inbox_say_no_inbox_or_fall_back() {
     );
 }
 
-#[test]
 fn ask_auto_and_execute_with_ask_user_ui_go_to_the_running_inbox() {
     let dir = state();
     let inbox = Inbox::start(dir.path());
@@ -532,7 +528,6 @@ fn ask_auto_and_execute_with_ask_user_ui_go_to_the_running_inbox() {
     inbox.stop();
 }
 
-#[test]
 fn the_askers_own_timeout_signal_and_kill_close_its_question() {
     let dir = state();
     let inbox = Inbox::start_with(dir.path(), &["--port", "0", "--asker-grace", "1"]);
@@ -573,7 +568,6 @@ fn the_askers_own_timeout_signal_and_kill_close_its_question() {
     inbox.stop();
 }
 
-#[test]
 fn two_answers_at_once_the_first_wins() {
     let dir = state();
     let inbox = Inbox::start(dir.path());
@@ -634,7 +628,6 @@ fn two_answers_at_once_the_first_wins() {
 
 // ---- Restarts, stale files, ports ----
 
-#[test]
 fn kill_9_with_three_pending_then_a_restart_loses_none() {
     let dir = state();
     let inbox = Inbox::start(dir.path());
@@ -673,6 +666,7 @@ fn kill_9_with_three_pending_then_a_restart_loses_none() {
 }
 
 /// The process's CPU time so far, in clock ticks (utime + stime).
+#[cfg(target_os = "linux")]
 fn cpu_ticks(pid: u32) -> u64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
     let fields: Vec<&str> = stat
@@ -684,7 +678,7 @@ fn cpu_ticks(pid: u32) -> u64 {
     fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
 }
 
-#[test]
+#[cfg(target_os = "linux")]
 fn askers_waiting_on_a_stopped_inbox_neither_spin_nor_give_up() {
     let dir = state();
     let inbox = Inbox::start(dir.path());
@@ -717,7 +711,6 @@ fn askers_waiting_on_a_stopped_inbox_neither_spin_nor_give_up() {
     inbox.stop();
 }
 
-#[test]
 fn a_stale_inbox_json_is_no_inbox_and_a_new_inbox_replaces_it() {
     let dir = state();
     let file = dir.path().join("inbox.json");
@@ -770,7 +763,6 @@ fn a_stale_inbox_json_is_no_inbox_and_a_new_inbox_replaces_it() {
     inbox.stop();
 }
 
-#[test]
 fn a_taken_port_and_a_second_inbox_are_web_errors() {
     let dir = state();
     let taken = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -792,7 +784,6 @@ fn a_taken_port_and_a_second_inbox_are_web_errors() {
     inbox.stop();
 }
 
-#[test]
 fn the_token_survives_a_restart_and_new_token_rotates_it() {
     let dir = state();
     let inbox = Inbox::start(dir.path());
@@ -822,7 +813,6 @@ fn the_token_survives_a_restart_and_new_token_rotates_it() {
 
 // ---- Security on the hardened server ----
 
-#[test]
 fn nothing_without_the_token_reads_or_answers_a_question() {
     let dir = state();
     let inbox = Inbox::start(dir.path());
@@ -928,6 +918,7 @@ fn head(inbox: &Inbox, request_line: &str, headers: &[String]) -> String {
     head
 }
 
+#[cfg(target_os = "linux")]
 fn memory_kib(pid: u32, field: &str) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
     status
@@ -940,7 +931,6 @@ fn memory_kib(pid: u32, field: &str) -> u64 {
 /// Issue 11's case 1 and 2 on the inbox: stalled bodies on refused requests
 /// (a POST over the limit and within it, an ask over its own limit, a GET),
 /// each holding its connection, hold up nothing.
-#[test]
 fn stalled_bodies_on_refused_requests_hold_up_nothing() {
     let dir = state();
     let inbox = Inbox::start(dir.path());
@@ -979,7 +969,6 @@ fn stalled_bodies_on_refused_requests_hold_up_nothing() {
 
 /// Issue 11's case 3: huge and absurd declared lengths, with and without
 /// the token, are refused from the head; the inbox lives on.
-#[test]
 fn huge_and_absurd_declared_lengths_are_refused_and_the_inbox_lives() {
     let dir = state();
     let inbox = Inbox::start(dir.path());
@@ -1007,7 +996,6 @@ fn huge_and_absurd_declared_lengths_are_refused_and_the_inbox_lives() {
 
 /// Issue 11's case 4: 120 requests without the token; the last 20 get 429,
 /// and the person, the CLI verbs and the askers, who hold it, are never limited.
-#[test]
 fn tokenless_requests_never_lock_out_the_person_or_the_askers() {
     let dir = state();
     let inbox = Inbox::start(dir.path());
@@ -1036,7 +1024,7 @@ fn tokenless_requests_never_lock_out_the_person_or_the_askers() {
 
 /// Issue 11's case 5: one unfinished 64 MiB header line is cut at 16 KiB,
 /// and the inbox's memory does not grow with it.
-#[test]
+#[cfg(target_os = "linux")]
 fn an_endless_header_line_is_cut_and_memory_stays_bounded() {
     let dir = state();
     let inbox = Inbox::start(dir.path());
@@ -1066,7 +1054,6 @@ fn an_endless_header_line_is_cut_and_memory_stays_bounded() {
     inbox.stop();
 }
 
-#[test]
 fn a_whole_tool_input_fits_an_ask_and_more_is_refused() {
     let dir = state();
     let inbox = Inbox::start(dir.path());
@@ -1146,6 +1133,25 @@ fn mcp_call(python: &Path, dir: &Path, arguments: &Value) -> std::thread::JoinHa
     })
 }
 
+fn mcp_without_an_inbox_is_a_no_inbox_error_result() {
+    let python = mcp_python();
+    let dir = state();
+    let arguments: Value = serde_json::from_str(DATABASE).unwrap();
+    let out = mcp_call(&python, dir.path(), &arguments).join().unwrap();
+    let result = &out["results"][0];
+    assert_eq!(result["is_error"], true, "{out}");
+    assert_eq!(result["structured"]["error"]["code"], "NO_INBOX");
+    let message = result["structured"]["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("start one with `ask_user inbox`"),
+        "{message}"
+    );
+    assert_eq!(
+        result["texts"][0],
+        ask_user::document_line(&result["structured"])
+    );
+}
+
 /// Starts the browser on `scenario`, then hands it the inbox's URL.
 fn browser_on(chromium: &Path, scenario: &str, inbox: &Inbox) -> Browser {
     let url_file = std::env::temp_dir().join(format!(
@@ -1159,22 +1165,9 @@ fn browser_on(chromium: &Path, scenario: &str, inbox: &Inbox) -> Browser {
     browser
 }
 
-#[test]
 fn three_askers_at_once_are_answered_in_the_page_in_reverse_order() {
-    let Some(chromium) = or_skip(
-        chromium(&["playwright-core"]),
-        "browser tests",
-        "chromium (apt), node, and `npm ci` in tests/web (see .ci/setup-web.sh)",
-    ) else {
-        return;
-    };
-    let Some(python) = or_skip(
-        mcp_python(),
-        "MCP SDK tests",
-        "the MCP Python SDK (see .ci/setup-mcp.sh)",
-    ) else {
-        return;
-    };
+    let chromium = chromium(&["playwright-core"]);
+    let python = mcp_python();
     let dir = state();
     let inbox = Inbox::start(dir.path());
     // The page is open before any question: they arrive without a reload.
@@ -1227,15 +1220,8 @@ fn three_askers_at_once_are_answered_in_the_page_in_reverse_order() {
     inbox.stop();
 }
 
-#[test]
 fn the_page_works_with_the_keyboard_and_passes_axe_in_light_and_dark() {
-    let Some(chromium) = or_skip(
-        chromium(&["playwright-core", "axe-core"]),
-        "browser tests",
-        "chromium (apt), node, and `npm ci` in tests/web (see .ci/setup-web.sh)",
-    ) else {
-        return;
-    };
+    let chromium = chromium(&["playwright-core", "axe-core"]);
     let dir = state();
     let inbox = Inbox::start(dir.path());
     let every_kind = std::fs::read_to_string(tests_dir("web").join("every-kind.json")).unwrap();
@@ -1266,3 +1252,28 @@ fn the_page_works_with_the_keyboard_and_passes_axe_in_light_and_dark() {
     );
     inbox.stop();
 }
+
+common::harness::main!(
+    inbox_answer_and_inbox_cancel_from_another_process_give_0_and_130,
+    every_error_of_the_verbs_has_its_code_message_and_exit_code,
+    askers_without_an_inbox_say_no_inbox_or_fall_back,
+    ask_auto_and_execute_with_ask_user_ui_go_to_the_running_inbox,
+    the_askers_own_timeout_signal_and_kill_close_its_question,
+    two_answers_at_once_the_first_wins,
+    kill_9_with_three_pending_then_a_restart_loses_none,
+    #[cfg(target_os = "linux")]
+    askers_waiting_on_a_stopped_inbox_neither_spin_nor_give_up,
+    a_stale_inbox_json_is_no_inbox_and_a_new_inbox_replaces_it,
+    a_taken_port_and_a_second_inbox_are_web_errors,
+    the_token_survives_a_restart_and_new_token_rotates_it,
+    nothing_without_the_token_reads_or_answers_a_question,
+    stalled_bodies_on_refused_requests_hold_up_nothing,
+    huge_and_absurd_declared_lengths_are_refused_and_the_inbox_lives,
+    tokenless_requests_never_lock_out_the_person_or_the_askers,
+    #[cfg(target_os = "linux")]
+    an_endless_header_line_is_cut_and_memory_stays_bounded,
+    a_whole_tool_input_fits_an_ask_and_more_is_refused,
+    mcp_without_an_inbox_is_a_no_inbox_error_result,
+    three_askers_at_once_are_answered_in_the_page_in_reverse_order,
+    the_page_works_with_the_keyboard_and_passes_axe_in_light_and_dark,
+);

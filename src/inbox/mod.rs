@@ -104,6 +104,8 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
             pid,
         })
         .map_err(|e| in_folder("write inbox.json", e))?;
+    // Before the address is out: a stop signal from then on is a clean stop.
+    let stop = crate::web::interrupt_on_signals();
     let url = format!("{base}/?token={token}");
     eprintln!(
         "ask_user inbox: serving {url}\nask_user inbox: {} pending; state in {}; Ctrl-C stops it",
@@ -117,7 +119,6 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
         .enable_all()
         .build()
         .map_err(|e| web_error(format!("the inbox cannot start ({e})")))?;
-    let stop = crate::web::interrupt_on_signals();
     let until_stopped = {
         let hub = Arc::clone(&hub);
         async move {
