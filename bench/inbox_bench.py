@@ -78,6 +78,9 @@ def main():
         ids = []
         for asker in askers:
             said = asker.stderr.readline().decode()
+            if "question " not in said:
+                out = asker.stdout.read().decode()
+                raise RuntimeError(f"an asker failed: {said.strip()} {out.strip()}")
             ids.append(said.split("question ")[1].split(";")[0])
         asked_s = time.perf_counter() - started
 

@@ -27,7 +27,7 @@ const LOCK_FILE: &str = "inbox.lock";
 /// Bytes of OS randomness in a token (128 bits, as the answer page's).
 const TOKEN_BYTES: usize = 16;
 /// How long a discovery waits for the inbox's port to accept a connection.
-const PROBE_TIMEOUT: Duration = Duration::from_millis(500);
+const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The state folder, created (0700) if it was missing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -279,18 +279,22 @@ impl Lookup {
     }
 }
 
-/// Whether something accepts TCP connections at `authority` (`HOST:PORT`).
+/// Whether something listens at `authority` (`HOST:PORT`). A connection
+/// that is neither accepted nor refused in time counts as there: a busy inbox
+/// (its accept queue full of askers) is slow, not gone.
 fn probe(authority: &str) -> Result<(), Missing> {
     let refused = || Missing::Refused(format!("http://{authority}"));
     let addresses: Vec<SocketAddr> = authority
         .to_socket_addrs()
         .map_err(|_| refused())?
         .collect();
-    addresses
-        .iter()
-        .find_map(|address| TcpStream::connect_timeout(address, PROBE_TIMEOUT).ok())
-        .map(drop)
-        .ok_or_else(refused)
+    let there = addresses.iter().any(|address| {
+        match TcpStream::connect_timeout(address, PROBE_TIMEOUT) {
+            Ok(_) => true,
+            Err(e) => e.kind() == io::ErrorKind::TimedOut,
+        }
+    });
+    if there { Ok(()) } else { Err(refused()) }
 }
 
 /// `http://HOST:PORT[/…]` → (`http://HOST:PORT`, `HOST:PORT`).
