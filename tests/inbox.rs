@@ -328,7 +328,7 @@ fn inbox_answer_and_inbox_cancel_from_another_process_give_0_and_130() {
     let listed = inbox.list();
     assert_eq!(listed.len(), 2);
     assert_eq!(listed[0]["inboxId"], first.id.as_str(), "oldest first");
-    assert_eq!(listed[0]["source"]["cwd"].as_str().is_some(), true);
+    assert!(listed[0]["source"]["cwd"].as_str().is_some());
     assert_eq!(listed[0]["source"]["pid"], first.child.id());
     assert!(listed[0]["askedAt"].as_str().unwrap().ends_with('Z'));
     assert!(
@@ -408,7 +408,7 @@ fn every_error_of_the_verbs_has_its_code_message_and_exit_code() {
         "INVALID_REPLY",
         "1 question needs a reply",
     );
-    assert_eq!(inbox.ids(), [asker.id.clone()]);
+    assert_eq!(inbox.ids(), std::slice::from_ref(&asker.id));
     // Usage errors: exit 2, nothing on stdout.
     for args in [
         &["inbox", "answer", "7hq2k9mc"][..],
@@ -554,7 +554,7 @@ fn the_askers_own_timeout_signal_and_kill_close_its_question() {
     // kill -9: nobody says goodbye; the question is withdrawn after the grace time.
     let mut killed = Asker::ask(dir.path(), DATABASE, &[]);
     let id = killed.id.clone();
-    assert_eq!(inbox.ids(), [id.clone()]);
+    assert_eq!(inbox.ids(), std::slice::from_ref(&id));
     killed.child.kill().unwrap();
     killed.child.wait().unwrap();
     until(Duration::from_secs(20), "the withdrawal", || {
@@ -884,7 +884,7 @@ fn nothing_without_the_token_reads_or_answers_a_question() {
     assert_eq!(listed.status, 200);
     assert!(listed.body.contains(&asker.id));
     // Still pending: nothing above answered it.
-    assert_eq!(inbox.ids(), [asker.id.clone()]);
+    assert_eq!(inbox.ids(), std::slice::from_ref(&asker.id));
     assert_eq!(run(dir.path(), &["inbox", "cancel", &asker.id]).0, 0);
     assert_eq!(asker.finish().0, 130);
     inbox.stop();

@@ -681,10 +681,8 @@ mod tests {
             hub.sweep(Instant::now()).is_empty(),
             "within the grace time"
         );
-        assert_eq!(
-            hub.sweep(Instant::now() + Duration::from_secs(6)),
-            [id.clone()]
-        );
+        let withdrawn = hub.sweep(Instant::now() + Duration::from_secs(6));
+        assert_eq!(withdrawn, std::slice::from_ref(&id));
         let Wait::Done(document) = hub.wait(&id).unwrap() else {
             panic!("done");
         };

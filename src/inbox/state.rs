@@ -288,13 +288,15 @@ fn probe(authority: &str) -> Result<(), Missing> {
         .to_socket_addrs()
         .map_err(|_| refused())?
         .collect();
-    let there = addresses.iter().any(|address| {
-        match TcpStream::connect_timeout(address, PROBE_TIMEOUT) {
-            Ok(_) => true,
-            Err(e) => e.kind() == io::ErrorKind::TimedOut,
-        }
-    });
-    if there { Ok(()) } else { Err(refused()) }
+    let answers = |address: &SocketAddr| match TcpStream::connect_timeout(address, PROBE_TIMEOUT) {
+        Ok(_) => true,
+        Err(e) => e.kind() == io::ErrorKind::TimedOut,
+    };
+    if addresses.iter().any(answers) {
+        Ok(())
+    } else {
+        Err(refused())
+    }
 }
 
 /// `http://HOST:PORT[/…]` → (`http://HOST:PORT`, `HOST:PORT`).
