@@ -10,7 +10,6 @@ mod common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -21,7 +20,9 @@ use common::BIN;
 use common::browser::Browser;
 use common::clients::{chromium, mcp_python, tests_dir};
 use common::page::{Response, connect, raw_request, read_response};
-use common::process::exit_within;
+#[cfg(target_os = "linux")]
+use common::process::{cpu_ticks, memory_kib};
+use common::process::{exit_within, without_tty};
 
 const DATABASE: &str = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"]}"#;
 const EXTRAS: &str =
@@ -39,15 +40,7 @@ fn command(dir: &Path, args: &[&str]) -> Command {
         .env_remove("ASK_USER_INBOX")
         .env_remove("ASK_USER_TOKEN")
         .env_remove("ASK_USER_UI");
-    // SAFETY: setsid is async-signal-safe; it detaches the child from any terminal.
-    unsafe {
-        command.pre_exec(|| {
-            if libc::setsid() < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    without_tty(&mut command);
     command
 }
 
@@ -283,6 +276,23 @@ fn run(dir: &Path, args: &[&str]) -> (i32, String) {
     )
 }
 
+/// Runs `command` to its end with `input` on stdin (a child that exits
+/// before reading it, as on NO_TTY, is fine): (code, stdout).
+fn run_with_input(command: &mut Command, input: &[u8]) -> (i32, String) {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(input);
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
 /// Asserts an error document: exit 1, this code, a message containing `message`.
 fn assert_error((code, stdout): (i32, String), error_code: &str, message: &str) {
     assert_eq!(code, 1, "{stdout}");
@@ -433,11 +443,7 @@ fn askers_without_an_inbox_say_no_inbox_or_fall_back() {
     let asked = |ui: &str, env: &[(&str, &str)]| {
         let mut command = command(dir.path(), &["ask", "--ui", ui, "-"]);
         command.envs(env.iter().copied());
-        let out = common::process::output_with_stdin(&mut command, DATABASE.as_bytes()).unwrap();
-        (
-            out.status.code().unwrap(),
-            String::from_utf8(out.stdout).unwrap(),
-        )
+        run_with_input(&mut command, DATABASE.as_bytes())
     };
     assert_error(asked("inbox", &[]), "NO_INBOX", "does not exist");
     // auto: no inbox and no terminal.
@@ -448,11 +454,7 @@ fn askers_without_an_inbox_say_no_inbox_or_fall_back() {
         command
             .env("TOOLBOX_ACTION", "execute")
             .env("ASK_USER_UI", ui);
-        let out = common::process::output_with_stdin(&mut command, DATABASE.as_bytes()).unwrap();
-        (
-            out.status.code().unwrap(),
-            String::from_utf8(out.stdout).unwrap(),
-        )
+        run_with_input(&mut command, DATABASE.as_bytes())
     };
     assert_error(
         execute("inbox"),
@@ -473,12 +475,8 @@ fn askers_without_an_inbox_say_no_inbox_or_fall_back() {
     );
     // A resume needs the inbox.
     let mut resume = command(dir.path(), &["ask", "--ui", "web", "-"]);
-    let out = common::process::output_with_stdin(&mut resume, br#"{"resume":"7hq2k9mc"}"#).unwrap();
     assert_error(
-        (
-            out.status.code().unwrap(),
-            String::from_utf8(out.stdout).unwrap(),
-        ),
+        run_with_input(&mut resume, br#"{"resume":"7hq2k9mc"}"#),
         "INVALID_INPUT",
         "resume is answered by the inbox",
     );
@@ -519,10 +517,10 @@ fn ask_auto_and_execute_with_ask_user_ui_go_to_the_running_inbox() {
     // {"resume": id} waits on a question asked before: here, its outcome at once.
     let mut resume = command(dir.path(), &["ask", "--ui", "inbox", "-"]);
     let input = format!(r#"{{"resume":"{auto_id}"}}"#);
-    let out = common::process::output_with_stdin(&mut resume, input.as_bytes()).unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    let (code, stdout) = run_with_input(&mut resume, input.as_bytes());
+    assert_eq!(code, 0);
     assert_eq!(
-        serde_json::from_slice::<Value>(&out.stdout).unwrap(),
+        serde_json::from_str::<Value>(&stdout).unwrap(),
         database_answer(&auto_id, 2)
     );
     inbox.stop();
@@ -665,27 +663,15 @@ fn kill_9_with_three_pending_then_a_restart_loses_none() {
     inbox.stop();
 }
 
-/// The process's CPU time so far, in clock ticks (utime + stime).
-#[cfg(target_os = "linux")]
-fn cpu_ticks(pid: u32) -> u64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .unwrap()
-        .1
-        .split_whitespace()
-        .collect();
-    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
-}
-
 #[cfg(target_os = "linux")]
 fn askers_waiting_on_a_stopped_inbox_neither_spin_nor_give_up() {
     let dir = state();
     let inbox = Inbox::start(dir.path());
     let port = inbox.port.to_string();
     let waiting = Asker::ask(dir.path(), DATABASE, &[]);
-    let timed = Asker::ask(dir.path(), DATABASE, &["--timeout", "3"]);
+    // Before the asker starts, so its whole timeout lies after this instant.
     let started = Instant::now();
+    let timed = Asker::ask(dir.path(), DATABASE, &["--timeout", "3"]);
     inbox.stop();
     // Stopped: pending questions stay in the store, and the askers wait on.
     let before = cpu_ticks(waiting.child.id());
@@ -732,12 +718,8 @@ fn a_stale_inbox_json_is_no_inbox_and_a_new_inbox_replaces_it() {
     };
     stale(dead);
     let mut asking = command(dir.path(), &["ask", "--ui", "inbox", "-"]);
-    let out = common::process::output_with_stdin(&mut asking, DATABASE.as_bytes()).unwrap();
     assert_error(
-        (
-            out.status.code().unwrap(),
-            String::from_utf8(out.stdout).unwrap(),
-        ),
+        run_with_input(&mut asking, DATABASE.as_bytes()),
         "NO_INBOX",
         &format!("names process {dead}, which has ended"),
     );
@@ -903,29 +885,11 @@ fn person_answers(inbox: &Inbox, asker: Asker) {
 
 /// Opens a connection and sends `bytes`, then holds it (until dropped).
 fn hold(inbox: &Inbox, bytes: &[u8]) -> TcpStream {
-    let mut stream = connect(inbox.port);
-    stream.write_all(bytes).unwrap();
-    stream
+    common::page::hold(inbox.port, bytes)
 }
 
 fn head(inbox: &Inbox, request_line: &str, headers: &[String]) -> String {
-    let mut head = format!("{request_line}\r\nHost: {}\r\n", inbox.host());
-    for header in headers {
-        head.push_str(header);
-        head.push_str("\r\n");
-    }
-    head.push_str("\r\n");
-    head
-}
-
-#[cfg(target_os = "linux")]
-fn memory_kib(pid: u32, field: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix(field)?.trim().strip_suffix("kB"))
-        .map(|kib| kib.trim().parse().unwrap())
-        .unwrap()
+    common::page::head(&inbox.host(), request_line, headers)
 }
 
 /// Issue 11's case 1 and 2 on the inbox: stalled bodies on refused requests

@@ -41,31 +41,18 @@ fn person_answers(page: Page) {
 
 /// Opens a connection and sends `bytes`, then holds it (until dropped).
 fn hold(page: &Page, bytes: &[u8]) -> TcpStream {
-    let mut stream = connect(page.port);
-    stream.write_all(bytes).unwrap();
-    stream
+    common::page::hold(page.port, bytes)
 }
 
 /// A request head of our own making, as an attacker writes it.
 fn head(page: &Page, request_line: &str, headers: &[String]) -> String {
-    let mut head = format!("{request_line}\r\nHost: {}\r\n", page.host());
-    for header in headers {
-        head.push_str(header);
-        head.push_str("\r\n");
-    }
-    head.push_str("\r\n");
-    head
+    common::page::head(&page.host(), request_line, headers)
 }
 
 #[cfg(target_os = "linux")]
 /// The process's resident memory, in KiB (`VmRSS`, or `VmHWM` for the peak).
 fn memory_kib(page: &Page, field: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{}/status", page.child.id())).unwrap();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix(field)?.trim().strip_suffix("kB"))
-        .map(|kib| kib.trim().parse().unwrap())
-        .unwrap_or_else(|| panic!("no {field} in /proc status"))
+    common::process::memory_kib(page.child.id(), field)
 }
 
 /// Issue 11, case 1: a POST without the token that declares a body, sends
@@ -314,15 +301,7 @@ fn page_with_few_descriptors(descriptors: u32) -> Page {
 #[cfg(target_os = "linux")]
 /// CPU time the process has used, in clock ticks (utime + stime).
 fn cpu_ticks(page: &Page) -> u64 {
-    let stat = std::fs::read_to_string(format!("/proc/{}/stat", page.child.id())).unwrap();
-    // Fields after the command name, which is in parentheses.
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .unwrap()
-        .1
-        .split_whitespace()
-        .collect();
-    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+    common::process::cpu_ticks(page.child.id())
 }
 
 /// Idle connections without the token fill every file descriptor: accept

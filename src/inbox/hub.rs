@@ -135,22 +135,23 @@ impl Hub {
         let now = Instant::now();
         let mut open = HashMap::new();
         for stored in store.pending().map_err(store_error)? {
+            let question = &stored.question;
             // A stored input was accepted once; the same parser accepts it again.
-            let Ok(prompt) = crate::prompt::parse_input_or_prompt(stored.input.as_bytes()) else {
+            let Ok(prompt) = crate::prompt::parse_input_or_prompt(question.input.as_bytes()) else {
                 continue;
             };
             let listed = listed_json(
                 &stored.id,
-                &stored.source,
-                stored.asked_at,
-                stored.expires_at,
-                &stored.prompt,
+                &question.source,
+                question.asked_at,
+                question.expires_at,
+                &question.prompt,
             )?;
             open.insert(
                 stored.id,
                 Open {
                     prompt,
-                    asked_at: stored.asked_at,
+                    asked_at: question.asked_at,
                     listed,
                     outcome: watch::Sender::new(None),
                     waiters: 0,

@@ -185,12 +185,8 @@ pub struct NewQuestion {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stored {
     pub id: String,
-    pub ask_key: String,
-    pub input: String,
-    pub prompt: String,
-    pub source: Source,
-    pub asked_at: Millis,
-    pub expires_at: Option<Millis>,
+    /// What its asker handed over.
+    pub question: NewQuestion,
     /// When and why the asker left, while the question is pending.
     pub gone: Option<(Millis, String)>,
     pub decision: Option<Decision>,
@@ -454,16 +450,18 @@ fn read_row(row: &Row<'_>) -> rusqlite::Result<Stored> {
     };
     Ok(Stored {
         id: row.get(0)?,
-        ask_key: row.get(1)?,
-        input: row.get(2)?,
-        prompt: row.get(3)?,
-        source: Source {
-            name: row.get(4)?,
-            cwd: row.get(5)?,
-            pid: row.get(6)?,
+        question: NewQuestion {
+            ask_key: row.get(1)?,
+            input: row.get(2)?,
+            prompt: row.get(3)?,
+            source: Source {
+                name: row.get(4)?,
+                cwd: row.get(5)?,
+                pid: row.get(6)?,
+            },
+            asked_at: row.get(7)?,
+            expires_at: row.get(8)?,
         },
-        asked_at: row.get(7)?,
-        expires_at: row.get(8)?,
         gone: gone_at.map(|at| (at, gone_reason.unwrap_or_default())),
         decision,
     })
@@ -549,12 +547,7 @@ mod tests {
             stored,
             Stored {
                 id: early.clone(),
-                ask_key: "k1".into(),
-                input: question("k1", 1_000).input,
-                prompt: question("k1", 1_000).prompt,
-                source: question("k1", 1_000).source,
-                asked_at: 1_000,
-                expires_at: Some(61_000),
+                question: question("k1", 1_000),
                 gone: None,
                 decision: None,
             }

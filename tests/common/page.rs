@@ -210,3 +210,23 @@ pub fn read_response(stream: &mut TcpStream) -> Response {
         body: body.to_string(),
     }
 }
+
+/// Opens a connection to 127.0.0.1:`port`, sends `bytes`, and holds it
+/// (until dropped), as a hostile client does.
+pub fn hold(port: u16, bytes: &[u8]) -> TcpStream {
+    let mut stream = connect(port);
+    stream.write_all(bytes).unwrap();
+    stream
+}
+
+/// A request head of our own making (`Host: host`, then `headers`), as an
+/// attacker writes it.
+pub fn head(host: &str, request_line: &str, headers: &[String]) -> String {
+    let mut head = format!("{request_line}\r\nHost: {host}\r\n");
+    for header in headers {
+        head.push_str(header);
+        head.push_str("\r\n");
+    }
+    head.push_str("\r\n");
+    head
+}

@@ -1,5 +1,6 @@
 //! Child processes and ports: input on stdin, an exit with a hang guard, a
-//! closed port.
+//! closed port, a child without a terminal, and what a process uses
+//! (memory, CPU) as /proc says.
 
 use std::io::Write;
 use std::net::TcpStream;
@@ -50,4 +51,29 @@ pub fn exit_within(child: &mut Child, limit: Duration, poll: Duration) -> Option
 /// Whether nothing listens on 127.0.0.1:`port`.
 pub fn port_is_closed(port: u16) -> bool {
     TcpStream::connect(("127.0.0.1", port)).is_err()
+}
+
+/// Process `pid`'s memory in KiB: `field` is `"VmRSS:"`, or `"VmHWM:"` for the peak.
+#[cfg(target_os = "linux")]
+pub fn memory_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.trim().strip_suffix("kB"))
+        .map(|kib| kib.trim().parse().unwrap())
+        .unwrap_or_else(|| panic!("no {field} in /proc status"))
+}
+
+/// The CPU time process `pid` has used, in clock ticks (utime + stime).
+#[cfg(target_os = "linux")]
+pub fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command name, which is in parentheses.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
 }
