@@ -201,7 +201,8 @@ pub enum InboxVerb {
     Answer {
         /// The question's inboxId (from `inbox list` or the page).
         id: String,
-        /// The person's reply: one per question, in order.
+        /// The person's reply: one per question, in order. A reply is data, even when it
+        /// starts with "-" (--reply "-1", --reply "- use Redis").
         #[arg(long, value_name = "TEXT", required = true, allow_hyphen_values = true)]
         reply: Vec<String>,
     },

@@ -1104,15 +1104,15 @@ fn mcp_without_an_inbox_is_a_no_inbox_error_result() {
     let out = mcp_call(&python, dir.path(), &arguments).join().unwrap();
     let result = &out["results"][0];
     assert_eq!(result["is_error"], true, "{out}");
-    assert_eq!(result["structured"]["error"]["code"], "NO_INBOX");
-    let message = result["structured"]["error"]["message"].as_str().unwrap();
+    // An error result carries its error document in the text block only.
+    assert_eq!(result["structured"], Value::Null, "{out}");
+    let document: Value = serde_json::from_str(result["texts"][0].as_str().unwrap()).unwrap();
+    assert_eq!(document["status"], "error");
+    assert_eq!(document["error"]["code"], "NO_INBOX");
+    let message = document["error"]["message"].as_str().unwrap();
     assert!(
         message.contains("start one with `ask_user inbox`"),
         "{message}"
-    );
-    assert_eq!(
-        result["texts"][0],
-        ask_user::document_line(&result["structured"])
     );
 }
 

@@ -16,11 +16,12 @@ use crate::inbox::state::Lookup;
 use crate::model::Prompt;
 use crate::prompt::PromptDocument;
 
-/// Asks in the inbox and waits for the outcome, the timeout, or the
-/// client's cancel (the question is then cancelled in the inbox too).
+/// Asks in the inbox and waits for the outcome, the timeout (`None`: none
+/// of the server's own), or the client's cancel (the question is then
+/// cancelled in the inbox too).
 pub async fn ask_in_inbox(
     prompt: &Prompt,
-    timeout: Duration,
+    timeout: Option<Duration>,
     context: &RequestContext<RoleServer>,
 ) -> CallToolResult {
     // The inbox reads a prompt document as it reads a tool input.
@@ -38,7 +39,7 @@ pub async fn ask_in_inbox(
     let options = AskerOptions {
         lookup: Lookup::from_env(),
         source: asker::local_source(context.client_info().map(|info| info.name)),
-        timeout: Some(timeout),
+        timeout,
     };
     let mut waiting = Waiting::new(context, timeout);
     let asked = asker::ask(
