@@ -22,7 +22,7 @@ use common::clients::{chromium, mcp_python, tests_dir};
 use common::page::{Response, connect, raw_request, read_response};
 #[cfg(target_os = "linux")]
 use common::process::{cpu_ticks, memory_kib};
-use common::process::{exit_within, without_tty};
+use common::process::{exit_with_one_line, exit_within, without_tty};
 
 const DATABASE: &str = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"]}"#;
 const EXTRAS: &str =
@@ -239,27 +239,8 @@ impl Asker {
 
     /// Waits for the exit: the code and stdout (one JSON line).
     fn finish(mut self) -> (i32, Value) {
-        let status = exit_within(
-            &mut self.child,
-            Duration::from_secs(30),
-            Duration::from_millis(20),
-        )
-        .expect("the asker did not exit");
-        let mut stdout = String::new();
-        self.child
-            .stdout
-            .take()
-            .unwrap()
-            .read_to_string(&mut stdout)
-            .unwrap();
-        assert!(
-            stdout.ends_with('\n') && stdout.matches('\n').count() == 1,
-            "{stdout:?}"
-        );
-        (
-            status.code().unwrap(),
-            serde_json::from_str(&stdout).unwrap(),
-        )
+        let (code, stdout) = exit_with_one_line(&mut self.child, Duration::from_secs(30));
+        (code, serde_json::from_str(&stdout).unwrap())
     }
 
     fn is_running(&mut self) -> bool {

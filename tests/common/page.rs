@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::BIN;
-use super::process::{exit_within, port_is_closed};
+use super::process::{exit_with_one_line, port_is_closed};
 
 /// A running `ask --ui web`: its URL, port and token, read from stderr.
 pub struct Page {
@@ -125,26 +125,13 @@ impl Page {
     /// Waits for the exit; checks that the port is closed; returns the exit
     /// code and stdout exactly (one line).
     pub fn finish_raw(mut self) -> (i32, String) {
-        let status = exit_within(
-            &mut self.child,
-            Duration::from_secs(20),
-            Duration::from_millis(20),
-        )
-        .expect("the binary did not exit");
-        let mut stdout = String::new();
-        self.child
-            .stdout
-            .take()
-            .unwrap()
-            .read_to_string(&mut stdout)
-            .unwrap();
+        let finished = exit_with_one_line(&mut self.child, Duration::from_secs(20));
         assert!(
             port_is_closed(self.port),
             "port {} is still open after the exit",
             self.port
         );
-        assert!(stdout.ends_with('\n') && stdout.matches('\n').count() == 1);
-        (status.code().expect("an exit code"), stdout)
+        finished
     }
 }
 

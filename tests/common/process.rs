@@ -48,6 +48,26 @@ pub fn exit_within(child: &mut Child, limit: Duration, poll: Duration) -> Option
     }
 }
 
+/// Waits (up to `limit`) for `child` to exit, then reads all of its stdout
+/// and checks that it is one line: (exit code, that line with its newline).
+pub fn exit_with_one_line(child: &mut Child, limit: Duration) -> (i32, String) {
+    use std::io::Read;
+    let status =
+        exit_within(child, limit, Duration::from_millis(20)).expect("the binary did not exit");
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout is piped")
+        .read_to_string(&mut stdout)
+        .unwrap();
+    assert!(
+        stdout.ends_with('\n') && stdout.matches('\n').count() == 1,
+        "stdout must be one line: {stdout:?}"
+    );
+    (status.code().expect("an exit code"), stdout)
+}
+
 /// Whether nothing listens on 127.0.0.1:`port`.
 pub fn port_is_closed(port: u16) -> bool {
     TcpStream::connect(("127.0.0.1", port)).is_err()
