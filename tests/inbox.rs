@@ -248,6 +248,14 @@ impl Asker {
     }
 }
 
+impl Drop for Asker {
+    /// An asker a failed test leaves behind would wait for ever: end it.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// Runs `ask_user ARGS` to its end: (code, stdout).
 fn run(dir: &Path, args: &[&str]) -> (i32, String) {
     let out = command(dir, args).stdin(Stdio::null()).output().unwrap();
