@@ -46,6 +46,57 @@ pub struct Answer {
         skip_serializing_if = "Option::is_none"
     )]
     pub custom_text: Option<String>,
+    /// A remark the person added to their choice; kept beside it, never instead of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The longest note, in characters (as long as a question may be).
+pub const MAX_NOTE_CHARS: usize = 1000;
+
+impl Answer {
+    /// This answer with the person's note for question `index` of `total`
+    /// beside it: trimmed, and none when empty. A note longer than
+    /// [`MAX_NOTE_CHARS`] is INVALID_REPLY at `questions[index]`.
+    pub fn noted(
+        mut self,
+        note: Option<&str>,
+        index: usize,
+        total: usize,
+    ) -> Result<Self, AskError> {
+        self.note = checked_note(note, index, total)?;
+        Ok(self)
+    }
+}
+
+/// A note as kept: trimmed, none when empty, INVALID_REPLY when too long.
+pub fn checked_note(
+    note: Option<&str>,
+    index: usize,
+    total: usize,
+) -> Result<Option<String>, AskError> {
+    let Some(note) = note.map(str::trim).filter(|n| !n.is_empty()) else {
+        return Ok(None);
+    };
+    let length = note.chars().count();
+    if length > MAX_NOTE_CHARS {
+        return Err(AskError::InvalidReply(Detail::at(
+            format!(
+                "the note on {} is {length} characters; a note is at most {MAX_NOTE_CHARS}",
+                which_question(index, total)
+            ),
+            format!("questions[{index}]"),
+        )));
+    }
+    Ok(Some(note.to_string()))
+}
+
+fn which_question(index: usize, total: usize) -> String {
+    if total == 1 {
+        String::from("the question")
+    } else {
+        format!("question {} of {total}", index + 1)
+    }
 }
 
 /// How a form ended without answers.
@@ -132,6 +183,7 @@ impl Choice {
                     values,
                     option_ids: Some(chosen.iter().map(|c| c.id.clone()).collect()),
                     custom_text: other,
+                    note: None,
                 }
             }
             Choice::Text(text) => Answer {
@@ -139,25 +191,33 @@ impl Choice {
                 values: vec![text],
                 option_ids: None,
                 custom_text: None,
+                note: None,
             },
             Choice::Confirm(yes) => Answer {
                 question_id: id,
                 values: vec![yes_no(yes).into()],
                 option_ids: None,
                 custom_text: None,
+                note: None,
             },
             Choice::Skipped => Answer {
                 question_id: id,
                 values: Vec::new(),
                 option_ids: select.then(Vec::new),
                 custom_text: None,
+                note: None,
             },
         }
     }
 }
 
-/// Resolves one reply per question, in order, into an answered document.
-pub fn resolve_replies(prompt: &Prompt, replies: &[String]) -> Result<AnswerDocument, AskError> {
+/// Resolves one reply per question, in order, into an answered document;
+/// `notes[i]`, when there, is the note on question `i`'s reply.
+pub fn resolve_replies(
+    prompt: &Prompt,
+    replies: &[String],
+    notes: &[Option<String>],
+) -> Result<AnswerDocument, AskError> {
     let n = prompt.questions.len();
     if replies.len() != n {
         return Err(AskError::InvalidReply(Detail::new(format!(
@@ -173,6 +233,13 @@ pub fn resolve_replies(prompt: &Prompt, replies: &[String]) -> Result<AnswerDocu
             if replies.len() == 1 { "was" } else { "were" },
         ))));
     }
+    if notes.len() > n {
+        return Err(AskError::InvalidReply(Detail::new(format!(
+            "{} notes were given for {n} {}; give at most one note per reply",
+            notes.len(),
+            if n == 1 { "question" } else { "questions" },
+        ))));
+    }
     let answers = prompt
         .questions
         .iter()
@@ -181,7 +248,8 @@ pub fn resolve_replies(prompt: &Prompt, replies: &[String]) -> Result<AnswerDocu
         .map(|(i, (question, reply))| {
             parse_reply(question, reply)
                 .map(|choice| choice.into_answer(question))
-                .ok_or_else(|| invalid_reply(question, i, n))
+                .ok_or_else(|| invalid_reply(question, i, n))?
+                .noted(notes.get(i).and_then(Option::as_deref), i, n)
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(AnswerDocument::answered(answers))
@@ -189,11 +257,7 @@ pub fn resolve_replies(prompt: &Prompt, replies: &[String]) -> Result<AnswerDocu
 
 /// The INVALID_REPLY error for question `index`: names it and repeats how to answer.
 pub fn invalid_reply(question: &Question, index: usize, total: usize) -> AskError {
-    let which = if total == 1 {
-        String::from("the question")
-    } else {
-        format!("question {} of {total}", index + 1)
-    };
+    let which = which_question(index, total);
     let text = fold_line(&question.text);
     let shown: String = if text.chars().count() > 80 {
         text.chars().take(79).chain(std::iter::once('…')).collect()

@@ -64,6 +64,13 @@ pub enum Command {
         /// starts with "-" (--reply "-1", --reply "- use Redis").
         #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
         reply: Vec<String>,
+        /// A note on the answer, given after the --reply it goes with (one per reply at most):
+        /// --reply 2 --note "keep SQLite for tests". A note is data, as a reply is.
+        #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+        note: Vec<String>,
+        /// The notes paired with their replies (filled in by [`Cli::parse_args`]).
+        #[arg(skip)]
+        notes: Vec<Option<String>>,
         /// The tool input or prompt document: a JSON file, or - (the default) for stdin.
         file: Option<PathBuf>,
     },
@@ -205,6 +212,13 @@ pub enum InboxVerb {
         /// starts with "-" (--reply "-1", --reply "- use Redis").
         #[arg(long, value_name = "TEXT", required = true, allow_hyphen_values = true)]
         reply: Vec<String>,
+        /// A note on the answer, given after the --reply it goes with (one per reply at most):
+        /// --reply 2 --note "keep SQLite for tests". A note is data, as a reply is.
+        #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+        note: Vec<String>,
+        /// The notes paired with their replies (filled in by [`Cli::parse_args`]).
+        #[arg(skip)]
+        notes: Vec<Option<String>>,
     },
     /// Cancel a pending question: its asker gets a cancelled document (exit 130).
     #[command(
@@ -241,9 +255,93 @@ pub struct AskArgs {
     /// starting with "-" is a reply too).
     #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub reply: Vec<String>,
+    /// A note on the answer, given after the --reply it goes with (one per reply at most).
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub note: Vec<String>,
+    /// The notes paired with their replies (filled in by [`Cli::parse_args`]).
+    #[arg(skip)]
+    pub notes: Vec<Option<String>>,
 }
 
 pub use ask_user::ask::Ui;
+
+impl Cli {
+    /// Parses `args` as `try_parse_from` does, then pairs each `--note` with
+    /// the `--reply` before it; a note with no reply before it, or a second
+    /// note for one reply, is a usage error.
+    pub fn parse_args<I, T>(args: I) -> Result<Cli, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        use clap::{CommandFactory, FromArgMatches};
+        let mut command = Cli::command();
+        let matches = command.try_get_matches_from_mut(args)?;
+        let mut cli = Cli::from_arg_matches(&matches)?;
+        let (name, sub) = match matches.subcommand() {
+            Some(("inbox", inbox)) => match inbox.subcommand() {
+                Some(("answer", answer)) => ("inbox answer", answer),
+                _ => return Ok(cli),
+            },
+            Some((name, sub)) if name == "ask" || name == "answer" => (name, sub),
+            _ => return Ok(cli),
+        };
+        let paired = pair_notes(
+            &indices(sub, "reply"),
+            &indices(sub, "note"),
+            sub.get_many::<String>("note").into_iter().flatten(),
+        )
+        .map_err(|message| {
+            let mut found = command.clone();
+            for part in name.split(' ') {
+                found = match found.find_subcommand(part) {
+                    Some(next) => next.clone(),
+                    None => break,
+                };
+            }
+            found.error(clap::error::ErrorKind::ArgumentConflict, message)
+        })?;
+        match &mut cli.command {
+            Some(Command::Answer { notes, .. }) => *notes = paired,
+            Some(Command::Ask(args)) => args.notes = paired,
+            Some(Command::Inbox(InboxArgs {
+                verb: Some(InboxVerb::Answer { notes, .. }),
+                ..
+            })) => *notes = paired,
+            _ => {}
+        }
+        Ok(cli)
+    }
+}
+
+fn indices(matches: &clap::ArgMatches, id: &str) -> Vec<usize> {
+    matches.indices_of(id).into_iter().flatten().collect()
+}
+
+/// One entry per reply (by position on the command line): the note given
+/// after it and before the next reply, if any.
+pub fn pair_notes<'a>(
+    replies: &[usize],
+    notes: &[usize],
+    texts: impl IntoIterator<Item = &'a String>,
+) -> Result<Vec<Option<String>>, String> {
+    let mut paired: Vec<Option<String>> = vec![None; replies.len()];
+    for (&at, text) in notes.iter().zip(texts) {
+        let Some(reply) = replies.iter().rposition(|&r| r < at) else {
+            return Err(format!(
+                "--note {text:?} comes before any --reply; give it after the reply it goes with"
+            ));
+        };
+        if paired[reply].is_some() {
+            return Err(format!(
+                "reply {} has two notes; give at most one --note after each --reply",
+                reply + 1
+            ));
+        }
+        paired[reply] = Some(text.clone());
+    }
+    Ok(paired)
+}
 
 /// `--tool-name`: MCP's rule for tool names (the stricter API rules of
 /// `describe --format claude|openai` are checked once the format is known).

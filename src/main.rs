@@ -59,7 +59,7 @@ fn toolbox(action: OsString) -> i32 {
 }
 
 fn command_line() -> i32 {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::parse_args(std::env::args_os()) {
         Ok(cli) => cli,
         Err(e) => return parse_ended(&e),
     };
@@ -78,7 +78,9 @@ fn command_line() -> i32 {
             }
         }
         Some(Command::Ask(args)) => ask(args),
-        Some(Command::Answer { reply, file }) => answer(file, &reply),
+        Some(Command::Answer {
+            reply, notes, file, ..
+        }) => answer(file, &reply, &notes),
         Some(Command::Check {
             paths,
             format,
@@ -130,6 +132,8 @@ fn ask(args: AskArgs) -> i32 {
         open,
         timeout,
         reply: replies,
+        notes,
+        ..
     } = args;
     let env = |name| std::env::var(name).ok();
     let ui = match choose_ui(ui, env("ASK_USER_UI").as_deref(), env("TERM").as_deref()) {
@@ -144,7 +148,7 @@ fn ask(args: AskArgs) -> i32 {
     let outcome = if !replies.is_empty() {
         read()
             .and_then(|bytes| ask_user::input::parse(&bytes))
-            .and_then(|prompt| resolve_replies(&prompt, &replies))
+            .and_then(|prompt| resolve_replies(&prompt, &replies, &notes))
     } else {
         let options = AskOptions {
             ui,
@@ -205,15 +209,17 @@ fn inbox(args: InboxArgs) -> i32 {
             }
             Err(err) => fail(&err),
         },
-        Some(InboxVerb::Answer { id, reply }) => done(ask_user::inbox::answer(&id, &reply)),
+        Some(InboxVerb::Answer {
+            id, reply, notes, ..
+        }) => done(ask_user::inbox::answer(&id, &reply, &notes)),
         Some(InboxVerb::Cancel { id }) => done(ask_user::inbox::cancel(&id)),
     }
 }
 
-fn answer(file: Option<PathBuf>, replies: &[String]) -> i32 {
+fn answer(file: Option<PathBuf>, replies: &[String], notes: &[Option<String>]) -> i32 {
     let outcome = ask_user::read_source(file.as_deref())
         .and_then(|bytes| ask_user::prompt::parse_input_or_prompt(&bytes))
-        .and_then(|prompt| resolve_replies(&prompt, replies));
+        .and_then(|prompt| resolve_replies(&prompt, replies, notes));
     match outcome {
         Ok(document) => {
             print_document(&document);

@@ -524,6 +524,11 @@ fn check_answer(doc: &AnswerDocument) -> Result<()> {
 
 fn check_one_answer(answer: &Answer, base: &str) -> Result<()> {
     check_text(&answer.question_id, usize::MAX, &join(base, "questionId"))?;
+    check_optional_text(
+        answer.note.as_deref(),
+        crate::answer::MAX_NOTE_CHARS,
+        &join(base, "note"),
+    )?;
     match &answer.option_ids {
         Some(ids) => {
             let numbers = ids

@@ -69,8 +69,9 @@ pub struct Listed<'a> {
 pub enum Action {
     /// The page's structured answer.
     Submit(Submission),
-    /// `inbox answer --reply …`: one reply per question (the §7 rules).
-    Replies(Vec<String>),
+    /// `inbox answer --reply … --note …`: one reply per question (the §7
+    /// rules), and the note on each, when there is one.
+    Replies(Vec<String>, Vec<Option<String>>),
     /// The page's Decline.
     Decline,
     /// `inbox cancel`, or the asker cancelled.
@@ -268,9 +269,10 @@ impl Hub {
                 Outcome::Answered,
                 submission::resolve(&open.prompt, submission)?,
             ),
-            Action::Replies(replies) => {
-                (Outcome::Answered, resolve_replies(&open.prompt, &replies)?)
-            }
+            Action::Replies(replies, notes) => (
+                Outcome::Answered,
+                resolve_replies(&open.prompt, &replies, &notes)?,
+            ),
             Action::Decline => (
                 Outcome::Declined,
                 AnswerDocument::unanswered(Unanswered::Declined),
@@ -586,7 +588,7 @@ mod tests {
         };
         assert_eq!(hub.is_present(&id), Some(true));
         let document = hub
-            .decide(&id, Action::Replies(vec!["2".into()]), Face::Cli)
+            .decide(&id, Action::Replies(vec!["2".into()], Vec::new()), Face::Cli)
             .unwrap();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .build()
@@ -623,7 +625,7 @@ mod tests {
         assert!(err.message().contains("ask_user inbox list"), "{err}");
         assert_eq!(hub.wait("nope").err().unwrap().code(), "UNKNOWN_QUESTION");
         let err = hub
-            .decide(&id, Action::Replies(vec!["7".into()]), Face::Cli)
+            .decide(&id, Action::Replies(vec!["7".into()], Vec::new()), Face::Cli)
             .unwrap_err();
         assert_eq!(err.code(), "INVALID_REPLY");
         assert_eq!(hub.list().len(), 1, "a refused reply changes nothing");
@@ -660,7 +662,7 @@ mod tests {
             Wait::Pending(_) => None,
         });
         assert_eq!(declined.unwrap()["reason"], "declined");
-        hub.decide(&first, Action::Replies(vec!["Staging".into()]), Face::Page)
+        hub.decide(&first, Action::Replies(vec!["Staging".into()], Vec::new()), Face::Page)
             .unwrap();
     }
 
@@ -691,7 +693,7 @@ mod tests {
         assert_eq!(document["cancelled"], true);
         assert_eq!(document["reason"], "asker gone");
         let err = hub
-            .decide(&id, Action::Replies(vec!["1".into()]), Face::Page)
+            .decide(&id, Action::Replies(vec!["1".into()], Vec::new()), Face::Page)
             .unwrap_err();
         assert!(err.message().contains("its asker went away"), "{err}");
     }

@@ -151,15 +151,27 @@ pub fn list() -> Result<Vec<String>, AskError> {
 #[derive(Serialize)]
 struct Replies<'a> {
     replies: &'a [String],
+    /// The note on each reply, when there is one (none: no key, as before notes).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    notes: &'a [Option<String>],
 }
 
 #[derive(Serialize)]
 struct Empty {}
 
 /// `ask_user inbox answer ID --reply …`: the answer document its asker gets.
-pub fn answer(id: &str, replies: &[String]) -> Result<AnswerDocument, AskError> {
+pub fn answer(
+    id: &str,
+    replies: &[String],
+    notes: &[Option<String>],
+) -> Result<AnswerDocument, AskError> {
     let path = question_path(id, "reply")?;
-    run(|client| async move { client.post(&path, &Replies { replies }).await })
+    let notes = if notes.iter().all(Option::is_none) {
+        &[]
+    } else {
+        notes
+    };
+    run(|client| async move { client.post(&path, &Replies { replies, notes }).await })
 }
 
 /// `ask_user inbox cancel ID`: the cancelled document its asker gets.

@@ -12,7 +12,7 @@
 //! | `GET /api/questions/ID/wait` | askers | server-sent events: heartbeats, then the outcome document |
 //! | `POST /api/questions/ID/answer` | page | the page's answer |
 //! | `POST /api/questions/ID/decline` | page | Decline |
-//! | `POST /api/questions/ID/reply` | `inbox answer` | `{"replies":[…]}` |
+//! | `POST /api/questions/ID/reply` | `inbox answer` | `{"replies":[…],"notes":[…]}` (notes optional) |
 //! | `POST /api/questions/ID/cancel` | `inbox cancel` | cancel |
 //! | `POST /api/questions/ID/leave` | askers | `{"reason":"timeout"\|"cancelled"}` |
 
@@ -103,6 +103,8 @@ fn page() -> Reply {
 #[serde(deny_unknown_fields)]
 struct Replies {
     replies: Vec<String>,
+    #[serde(default)]
+    notes: Vec<Option<String>>,
 }
 
 #[derive(Deserialize)]
@@ -166,7 +168,10 @@ impl Inbox {
                 Err(reply) => return reply,
             },
             "reply" => match read_json::<Replies>(request).await {
-                Ok(Replies { replies }) => self.hub.decide(id, Action::Replies(replies), Face::Cli),
+                Ok(Replies { replies, notes }) => {
+                    self.hub
+                        .decide(id, Action::Replies(replies, notes), Face::Cli)
+                }
                 Err(reply) => return reply,
             },
             "cancel" => match read_json::<Nothing>(request).await {
