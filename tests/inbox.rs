@@ -1164,7 +1164,8 @@ fn three_askers_at_once_are_answered_in_the_page_in_reverse_order() {
         result["structured"],
         answered(
             &mcp_id,
-            json!([{"questionId":"q1","values":["Redis","NATS"],"optionIds":["1","3"]}])
+            json!([{"questionId":"q1","values":["Redis","NATS"],"optionIds":["1","3"],
+                    "note":"search can wait"}])
         )
     );
     let ask_id = ask.id.clone();

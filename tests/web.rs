@@ -410,9 +410,10 @@ fn browser_answers_every_kind_in_one_form() {
         document,
         json!({"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,
                "timedOut":false,"answers":[
-                 {"questionId":"q1","values":["PostgreSQL"],"optionIds":["2"]},
+                 {"questionId":"q1","values":["PostgreSQL"],"optionIds":["2"],
+                  "note":"but keep SQLite for tests"},
                  {"questionId":"q2","values":["Redis","NATS"],"optionIds":["1"],"customText":"NATS"},
-                 {"questionId":"q3","values":["Ada Lovelace"]},
+                 {"questionId":"q3","values":["Ada Lovelace"],"note":"my note is no name"},
                  {"questionId":"q4","values":["yes"]}]})
     );
 }
@@ -422,6 +423,7 @@ fn browser_answers_with_the_keyboard_only() {
     assert_eq!(code, 0);
     assert_eq!(answer_ids(&document), vec![json!(["2"])]);
     assert_eq!(document["answers"][0]["values"], json!(["Production"]));
+    assert_eq!(document["answers"][0]["note"], "staging first");
 }
 
 fn browser_cancels() {

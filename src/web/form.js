@@ -18,6 +18,9 @@ var AskForm = (function () {
     return node;
   }
 
+  // The binary's limit on a note (answer::MAX_NOTE_CHARS).
+  var NOTE_MAX = 1000;
+
   function create(container, questions, prefix) {
     function id(i) { return prefix + "q" + i; }
     function byId(suffix) { return document.getElementById(suffix); }
@@ -79,6 +82,23 @@ var AskForm = (function () {
       }
     }
 
+    // A remark the person adds to their answer, kept beside it (any kind).
+    function noteField(name, index) {
+      var row = el("div", "note");
+      var field = el("textarea", "note-text");
+      field.id = name + "-note";
+      field.rows = 1;
+      field.maxLength = NOTE_MAX;
+      field.autocomplete = "off";
+      field.placeholder = "Add a note to your answer (optional)";
+      var label = el("label", "note-label", "Note");
+      label.htmlFor = field.id;
+      field.setAttribute("aria-label", "Note on your answer to question " + (index + 1) + " (optional)");
+      row.appendChild(label);
+      row.appendChild(field);
+      return row;
+    }
+
     function renderQuestion(q, i, n) {
       var name = id(i);
       var fieldset = el("fieldset", "question");
@@ -110,6 +130,7 @@ var AskForm = (function () {
           fieldset.appendChild(optionRow("radio", name, pair[0], pair[1], null, q.default === pair[0]));
         });
       }
+      fieldset.appendChild(noteField(name, i));
       var error = el("p", "error");
       error.id = name + "-error";
       error.hidden = true;
@@ -118,6 +139,13 @@ var AskForm = (function () {
     }
 
     function collectOne(q, i) {
+      var answer = collectChoice(q, i);
+      var note = byId(id(i) + "-note").value;
+      if (note.trim() !== "") answer.note = note;
+      return answer;
+    }
+
+    function collectChoice(q, i) {
       var name = id(i);
       if (q.kind === "text") return { text: byId(name + "-input").value };
       var checked = Array.prototype.slice.call(
@@ -136,7 +164,7 @@ var AskForm = (function () {
 
     function isFilled(i) {
       var q = questions[i];
-      var a = collectOne(q, i);
+      var a = collectChoice(q, i);
       if (q.kind === "text") return a.text.trim() !== "";
       if (q.kind === "confirm") return a.confirm !== undefined;
       return a.optionIds.length > 0 || (a.other !== undefined && a.other.trim() !== "");

@@ -28,6 +28,9 @@ pub struct PostedAnswer {
     pub text: Option<String>,
     #[serde(default)]
     pub confirm: Option<bool>,
+    /// The person's note on this answer (any kind; empty is none).
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
 /// The answer document for a submission, or the INVALID_REPLY of the first
@@ -45,10 +48,12 @@ pub fn resolve(prompt: &Prompt, submission: Submission) -> Result<AnswerDocument
         .iter()
         .zip(submission.answers)
         .enumerate()
-        .map(|(index, (question, posted))| {
+        .map(|(index, (question, mut posted))| {
+            let note = posted.note.take();
             choice(question, posted)
                 .map(|choice| choice.into_answer(question))
-                .ok_or_else(|| answer::invalid_reply(question, index, total))
+                .ok_or_else(|| answer::invalid_reply(question, index, total))?
+                .noted(note.as_deref(), index, total)
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(AnswerDocument::answered(answers))
@@ -149,6 +154,36 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.path(), Some("questions[2]"));
+    }
+
+    #[test]
+    fn a_note_is_kept_beside_the_choice_and_refused_when_too_long() {
+        let p = prompt(FORM);
+        let doc = submit(
+            &p,
+            r#"{"answers":[{"optionIds":["1"],"note":" but keep SQLite for tests "},{"other":"x","note":""},{"text":"a"},{"note":"ask me later"}]}"#,
+        )
+        .unwrap();
+        let line = serde_json::to_string(&doc.answers).unwrap();
+        assert_eq!(
+            line,
+            r#"[{"questionId":"q1","values":["PostgreSQL"],"optionIds":["1"],"note":"but keep SQLite for tests"},{"questionId":"q2","values":["x"],"optionIds":[],"customText":"x"},{"questionId":"q3","values":["a"]},{"questionId":"q4","values":[],"note":"ask me later"}]"#
+        );
+        let long = "n".repeat(answer::MAX_NOTE_CHARS + 1);
+        let body = format!(
+            r#"{{"answers":[{{"optionIds":["1"]}},{{"other":"x"}},{{"text":"a","note":"{long}"}},{{}}]}}"#
+        );
+        let err = submit(&p, &body).unwrap_err();
+        assert_eq!(err.code(), "INVALID_REPLY");
+        assert_eq!(err.path(), Some("questions[2]"));
+        assert_eq!(
+            err.message(),
+            "the note on question 3 of 4 is 1001 characters; a note is at most 1000"
+        );
+        // A note never stands in for an answer a question needs.
+        let err = submit(&p, r#"{"answers":[{"note":"either"},{"other":"x"},{"text":"a"},{}]}"#)
+            .unwrap_err();
+        assert_eq!(err.path(), Some("questions[0]"));
     }
 
     #[test]

@@ -29,6 +29,11 @@ const scenarios = {
     await page.fill("#q1-other-text", "NATS");
     await expectChecked(page, "#q1-other", true, "typing in Other ticks Other");
     await page.check("#q3-yes");
+    // A note beside the choice: the choice stays chosen, and a note alone
+    // does not count as an answer.
+    await page.fill("#q0-note", "but keep SQLite for tests");
+    await expectChecked(page, "#q0-o2", true, "a note keeps the choice");
+    await page.fill("#q2-note", "my note is no name");
     await expectText(page, "#progress", "3 of 4 answered");
     await page.click("#submit");
     await page.waitForSelector("#q2-error:not([hidden])");
@@ -46,6 +51,16 @@ const scenarios = {
     if (focused !== "q0-o1") fail(`focus starts on ${focused}, not on the pre-selected option`);
     await page.keyboard.press("ArrowDown");
     await expectChecked(page, "#q0-o2", true, "ArrowDown selects the next option");
+    // Tab reaches the question's note field; typing there keeps the choice.
+    await page.keyboard.press("Tab");
+    const onNote = await page.evaluate(() => ({
+      id: document.activeElement.id,
+      label: document.activeElement.labels[0]?.textContent,
+    }));
+    if (onNote.id !== "q0-note") fail(`Tab went to ${onNote.id}, not the note field`);
+    if (onNote.label !== "Note") fail(`the note field's label is ${onNote.label}`);
+    await page.keyboard.type("staging first");
+    await expectChecked(page, "#q0-o2", true, "typing a note keeps the choice");
     await page.keyboard.press("Tab");
     const onSubmit = await page.evaluate(() => {
       const el = document.activeElement;
@@ -113,11 +128,12 @@ const scenarios = {
     if ((await page.title()) !== "(3) ask_user inbox") fail(`title ${await page.title()}`);
     const cards = page.locator("article.card");
     await answerCard(page, cards.nth(2), async (card) => {
-      await card.locator("textarea").fill("billing");
+      await card.locator('textarea[id$="-input"]').fill("billing");
     });
     await answerCard(page, cards.nth(1), async (card) => {
       await card.locator('input[value="o1"]').check();
       await card.locator('input[value="o3"]').check();
+      await card.locator('textarea[id$="-note"]').fill("search can wait");
     });
     await answerCard(page, cards.nth(0), async (card) => {
       await card.locator('input[value="o2"]').check();
@@ -136,6 +152,9 @@ const scenarios = {
     await tabTo(page, `c-${second}-q0-o1`);
     await page.keyboard.press("ArrowDown");
     await expectChecked(page, `#c-${second}-q0-o2`, true, "ArrowDown selects the next option");
+    await page.keyboard.press("Tab");
+    const onNote = await page.evaluate(() => document.activeElement.id);
+    if (onNote !== `c-${second}-q0-note`) fail(`Tab went to ${onNote}, not the note field`);
     await page.keyboard.press("Tab");
     const onSubmit = await page.evaluate(() => {
       const el = document.activeElement;
