@@ -3,7 +3,8 @@
 //!
 //! An elicitation schema is a flat object of primitive properties (no nesting,
 //! no per-option descriptions), so every question becomes one property, plus
-//! one optional string for its "Other" answer. Multi-select arrays and titled
+//! one optional string for its "Other" answer and one for a note on the answer
+//! (`<id>.note`). Multi-select arrays and titled
 //! `oneOf` enums exist only from protocol 2025-11-25 on; older clients get
 //! `enum` + `enumNames` and one boolean per option instead.
 
@@ -16,7 +17,7 @@ use rmcp::model::{
 };
 use serde_json::{Map, Value};
 
-use crate::answer::{AnswerDocument, Choice, invalid_reply, parse_reply};
+use crate::answer::{AnswerDocument, Choice, MAX_NOTE_CHARS, invalid_reply, parse_reply};
 use crate::error::{AskError, Detail};
 use crate::model::{Default, Kind, Prompt, Question};
 use crate::text::fold_line;
@@ -48,6 +49,8 @@ enum Role {
     Other,
     /// Legacy multi-select: whether option `index` is chosen.
     OptionFlag(usize),
+    /// The person's note on the question's answer (any kind).
+    Note,
 }
 
 #[derive(Debug, Clone)]
@@ -113,9 +116,11 @@ impl Form {
             .iter()
             .enumerate()
             .map(|(index, question)| {
+                let note = self.value(content, index, &Role::Note).and_then(text_of);
                 self.choice(question, index, content)
                     .map(|choice| choice.into_answer(question))
-                    .ok_or_else(|| invalid_reply(question, index, total))
+                    .ok_or_else(|| invalid_reply(question, index, total))?
+                    .noted(note.as_deref(), index, total)
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(AnswerDocument::answered(answers))
@@ -398,6 +403,18 @@ impl FormBuilder {
                 false,
             );
         }
+        let key = self.fresh_key(format!("{}.note", question.id));
+        let schema = StringSchema::new()
+            .title("Note (optional)")
+            .description("A remark to go with your answer; it never replaces the answer.")
+            .max_length(MAX_NOTE_CHARS as u32);
+        self.add(
+            key,
+            index,
+            Role::Note,
+            PrimitiveSchemaDefinition::String(schema),
+            false,
+        );
     }
 }
 
@@ -514,7 +531,7 @@ mod tests {
             .keys()
             .cloned()
             .collect();
-        assert_eq!(keys, ["q1", "q1.other"]);
+        assert_eq!(keys, ["q1", "q1.other", "q1.note"]);
 
         let doc = form.read(&p, Some(&serde_json::json!({"q1":"2"}))).unwrap();
         assert_eq!(doc.answers[0].values, ["SQLite"]);
@@ -578,7 +595,7 @@ mod tests {
             .keys()
             .cloned()
             .collect();
-        assert_eq!(keys, ["q1.1", "q1.2", "q1.3"]);
+        assert_eq!(keys, ["q1.1", "q1.2", "q1.3", "q1.note"]);
         let doc = form
             .read(
                 &p,
@@ -615,7 +632,58 @@ mod tests {
             .keys()
             .cloned()
             .collect();
-        assert_eq!(keys, ["a", "a.other_2", "a.other"]);
+        assert_eq!(
+            keys,
+            ["a", "a.other_2", "a.note", "a.other", "a.other.note"]
+        );
+    }
+
+    #[test]
+    fn a_note_is_kept_beside_the_choice_in_both_dialects() {
+        let p = prompt(
+            r#"{"questions":[{"question":"DB?","options":["Postgres","SQLite"]},
+                {"question":"Extras?","options":["a","b"],"multi_select":true,"required":false}]}"#,
+        );
+        for dialect in [Dialect::Titled, Dialect::Legacy] {
+            let form = Form::new(&p, dialect);
+            let schema = schema_json(&form);
+            let note = &schema["properties"]["q1.note"];
+            assert_eq!(note["type"], "string", "{dialect:?}");
+            assert_eq!(note["maxLength"], 1000);
+            assert_eq!(note["title"], "Note (optional)");
+            let picked = match dialect {
+                Dialect::Titled => serde_json::json!("2"),
+                Dialect::Legacy => serde_json::json!("SQLite"),
+            };
+            let doc = form
+                .read(
+                    &p,
+                    Some(&serde_json::json!({"q1": picked, "q1.note": " keep it small ", "q2.note": "later"})),
+                )
+                .unwrap();
+            let line = serde_json::to_string(&doc.answers).unwrap();
+            assert_eq!(
+                line,
+                r#"[{"questionId":"q1","values":["SQLite"],"optionIds":["2"],"note":"keep it small"},{"questionId":"q2","values":[],"optionIds":[],"note":"later"}]"#,
+                "{dialect:?}"
+            );
+            // A note alone does not answer a required question.
+            let err = form
+                .read(&p, Some(&serde_json::json!({"q1.note": "either"})))
+                .unwrap_err();
+            assert_eq!(err.code(), "INVALID_REPLY");
+            assert_eq!(err.path(), Some("questions[0]"));
+            let long = "n".repeat(MAX_NOTE_CHARS + 1);
+            let err = form
+                .read(&p, Some(&serde_json::json!({"q1": picked, "q1.note": long})))
+                .unwrap_err();
+            assert_eq!(err.code(), "INVALID_REPLY");
+            assert_eq!(err.path(), Some("questions[0]"));
+            assert_eq!(
+                err.message(),
+                "the note on question 1 of 2 is 1001 characters; a note is at most 1000"
+            );
+        }
     }
 
     #[test]
