@@ -137,6 +137,16 @@ fn python_sdk_answers_every_kind_through_a_form_in_both_eras() {
                     {"id": "notes", "question": "Anything else?", "required": false}]}),
                 accept(json!({"lang": "1"})),
             ),
+            // A note beside the choice (Claude Code drops the choice when a
+            // note is added; here both are kept), and one on a skipped question.
+            call(
+                json!({"questions": [
+                    {"question": "Which database?", "options": ["PostgreSQL", "SQLite"]},
+                    {"question": "Extras?", "options": ["Redis", "Kafka"], "multi_select": true,
+                     "required": false}]}),
+                accept(json!({"q1": "1", "q1.note": "but keep SQLite for tests",
+                              "q2.note": "none for now"})),
+            ),
         ]});
         let out = python_scenario(mode, scenario);
         let results = out["results"].as_array().unwrap();
@@ -174,6 +184,12 @@ fn python_sdk_answers_every_kind_through_a_form_in_both_eras() {
             answer(5),
             json!([{"questionId": "lang", "values": ["Rust"], "optionIds": ["1"]},
                    {"questionId": "notes", "values": []}])
+        );
+        assert_eq!(
+            answer(6),
+            json!([{"questionId": "q1", "values": ["PostgreSQL"], "optionIds": ["1"],
+                    "note": "but keep SQLite for tests"},
+                   {"questionId": "q2", "values": [], "optionIds": [], "note": "none for now"}])
         );
 
         // The forms: titled enums (both SDK eras are 2025-11-25 or later),
@@ -214,7 +230,20 @@ fn python_sdk_answers_every_kind_through_a_form_in_both_eras() {
             .unwrap()
             .keys()
             .collect();
-        assert_eq!(keys, ["lang", "notes"], "fields keep the question order");
+        assert_eq!(
+            keys,
+            ["lang", "lang.note", "notes", "notes.note"],
+            "fields keep the question order, each with its optional note"
+        );
+        let note = &several["requested_schema"]["properties"]["lang.note"];
+        assert_eq!(note["type"], "string");
+        assert_eq!(note["maxLength"], 1000);
+        assert!(
+            several["requested_schema"]["required"]
+                .as_array()
+                .is_some_and(|required| required == &[json!("lang")]),
+            "a note is never required: {several}"
+        );
     }
 }
 
