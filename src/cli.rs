@@ -43,9 +43,12 @@ pub enum Command {
     #[command(
         after_help = "Keys: ↑/↓ (or j/k, Tab) move, Enter chooses, Space toggles in a multi select,\n\
         1-9 jump to an option, y/n answer a confirm, Ctrl-J (or Alt-Enter) starts a new line\n\
-        in a text or Other field, Esc or q (Ctrl-C too) cancel.\n\
+        in a text or Other field, Ctrl-N opens a note on the answer (Enter or Ctrl-N go back\n\
+        to the answer), Esc or q (Ctrl-C too) cancel.\n\
         --ui plain: each question printed once as lines; type a number, a label, yes/no or\n\
-        text and press Enter; Ctrl-C or Ctrl-D cancel. No escape sequences (screen readers).\n\
+        text and press Enter; a line /note TEXT before the answer adds a note; Ctrl-C or\n\
+        Ctrl-D cancel. No escape sequences (screen readers).\n\
+        --reply TEXT answers without asking; --note TEXT after a --reply adds a note to it.\n\
         Exit codes: 0 answered, 1 error (NO_TTY without a terminal), 2 usage error,\n\
         124 timed out, 130 cancelled."
     )]
@@ -56,6 +59,8 @@ pub enum Command {
         an option label (exact, then ignoring case), yes/no/y/n/true/false for a confirm, any text\n\
         for a text question or Other; \"\" skips a question that is not required. A number that\n\
         names no option (9, -1, 1.5) is asked again, never taken as Other text.\n\
+        Notes: --note TEXT after a --reply adds a note to that answer, at most one per reply\n\
+        (--reply 2 --note \"keep SQLite for tests\"); a note is data, as a reply is.\n\
         Exit codes: 0 answered, 1 error (INVALID_REPLY, or the input's own error document),\n\
         2 usage error."
     )]

@@ -335,6 +335,52 @@ fn the_terminal_is_left_as_found_after_every_plain_exit() {
 }
 
 #[test]
+fn a_note_line_goes_beside_the_answer() {
+    let mut run = plain(DATABASE);
+    run.expect("Answer: ")
+        .keys("/note keep SQLite for tests\r")
+        .expect("Note kept: keep SQLite for tests. Now type your answer.")
+        .expect("Answer: ")
+        .keys("2\r");
+    let done = run.finish();
+    assert_eq!(done.code, 0, "{}", done.document);
+    assert_eq!(
+        done.answers()[0],
+        serde_json::json!({"questionId":"q1","values":["SQLite"],"optionIds":["2"],
+                           "note":"keep SQLite for tests"})
+    );
+    let text = heard(&done);
+    assert!(
+        text.contains("✓ Which database?: SQLite · note: keep SQLite for tests"),
+        "{text:?}"
+    );
+    assert_no_escape_byte(&done);
+}
+
+#[test]
+fn a_note_too_long_is_refused_and_an_empty_one_takes_it_back() {
+    let mut run = plain(DATABASE);
+    let long = "n".repeat(1001);
+    run.expect("Answer: ")
+        .keys(&format!("/NOTE {long}\r"))
+        .expect("That note has 1001 characters; a note is at most 1000. Type /note and a shorter one.")
+        .expect("Answer: ")
+        .keys("/note first\r")
+        .expect("Note kept: first.")
+        .keys("/note\r")
+        .expect("No note. Now type your answer.")
+        .keys("/notes are not notes\r")
+        .expect("does not answer this question")
+        .keys("3\r");
+    let done = run.finish();
+    assert_eq!(
+        done.answers()[0],
+        serde_json::json!({"questionId":"q1","values":["Redis"],"optionIds":["3"]})
+    );
+    assert_no_escape_byte(&done);
+}
+
+#[test]
 fn ask_help_lists_plain_mode_and_the_new_keys() {
     let out = Command::new(BIN).args(["ask", "--help"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -345,6 +391,8 @@ fn ask_help_lists_plain_mode_and_the_new_keys() {
         "ASK_USER_UI, else plain when TERM=dumb",
         "Ctrl-J (or Alt-Enter) starts a new line",
         "--ui plain: each question printed once",
+        "Ctrl-N opens a note",
+        "/note TEXT",
     ] {
         assert!(help.contains(needle), "{needle:?} missing: {help}");
     }

@@ -402,3 +402,80 @@ fn mcp_fallback_tty_ends_the_form_when_the_client_cancels_the_call() {
     );
     done.assert_terminal_restored();
 }
+
+const CTRL_N: &str = "\x0e";
+
+#[test]
+fn ctrl_n_adds_a_note_and_the_choice_is_kept() {
+    let mut run = start(DATABASE, &[]);
+    run.expect("Ctrl-N note")
+        .keys(DOWN)
+        .keys(CTRL_N)
+        .expect("Note:")
+        .expect("Enter/Ctrl-N back to the answer")
+        .keys("keep SQLite for tests")
+        .expect("keep SQLite for tests")
+        .keys("\r")
+        .expect("Note: keep SQLite for tests")
+        .keys("\r");
+    let done = run.finish();
+    assert_eq!(done.code, 0, "{}", done.document);
+    assert_eq!(
+        done.answers()[0],
+        serde_json::json!({"questionId":"q1","values":["SQLite"],"optionIds":["2"],
+                           "note":"keep SQLite for tests"})
+    );
+    assert!(
+        done.screen_text()
+            .contains("✓ Which database?: SQLite · note: keep SQLite for tests"),
+        "{:?}",
+        done.screen_text()
+    );
+    done.assert_terminal_restored();
+}
+
+#[test]
+fn letters_in_a_note_are_text_not_keys_and_ctrl_n_closes_it() {
+    // In a confirm, n would answer no; in the note line it is a letter.
+    let input = r#"{"questions":[{"question":"Deploy now?","type":"confirm"},
+        {"question":"Name?","type":"text"}]}"#;
+    let mut run = start(input, &[]);
+    run.expect("Ctrl-N note")
+        .keys(CTRL_N)
+        .expect("Note:")
+        .keys("not on a friday")
+        .expect("not on a friday")
+        .keys(CTRL_N)
+        .expect("Note: not on a friday")
+        .keys("y")
+        .expect("Question 2 of 2")
+        .keys("ada")
+        .keys(CTRL_N)
+        .keys("quoted")
+        .keys(CTRL_N)
+        .expect("Note: quoted")
+        .keys("\r");
+    let done = run.finish();
+    assert_eq!(done.code, 0, "{}", done.document);
+    assert_eq!(
+        done.answers(),
+        &vec![
+            serde_json::json!({"questionId":"q1","values":["yes"],"note":"not on a friday"}),
+            serde_json::json!({"questionId":"q2","values":["ada"],"note":"quoted"}),
+        ]
+    );
+    done.assert_terminal_restored();
+}
+
+#[test]
+fn esc_in_the_note_line_cancels_the_form() {
+    let mut run = start(DATABASE, &[]);
+    run.expect("Ctrl-N note")
+        .keys(CTRL_N)
+        .expect("Note:")
+        .keys("half")
+        .expect("half")
+        .keys(ESC);
+    let done = run.finish();
+    assert_unanswered(&done, 130, "cancelled");
+}

@@ -369,7 +369,7 @@ fn in_tmux_a_narrowed_window_shows_the_new_frame_and_nothing_else() {
     );
     // What the frame looks like when drawn at 40 columns from the start.
     let narrow = Tmux::start(&command, (40, 24));
-    let reference = narrow.rows_once("  Esc cancel");
+    let reference = narrow.rows_once("  Ctrl-N note · Esc cancel");
     let reference = filled(&reference);
     let start = reference
         .iter()
@@ -378,9 +378,9 @@ fn in_tmux_a_narrowed_window_shows_the_new_frame_and_nothing_else() {
     let frame = &reference[start..];
 
     let wide = Tmux::start(&command, (80, 24));
-    wide.rows_once("  ↑/↓ move · 1-3 go to · Home/End first/last · Enter choose · Esc cancel");
+    wide.rows_once("  ↑/↓ move · 1-3 go to · Home/End first/last · Enter choose · Ctrl-N note");
     wide.run(&["resize-window", "-x", "40", "-y", "24"]);
-    let rows = wide.rows_once("  Esc cancel");
+    let rows = wide.rows_once("  Ctrl-N note · Esc cancel");
     let shown = filled(&rows);
     let (above, drawn) = shown.split_at(shown.len().saturating_sub(frame.len()));
     assert_eq!(drawn, frame, "{rows:#?}");

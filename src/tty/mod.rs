@@ -20,21 +20,42 @@ use std::time::{Duration, Instant};
 pub use plain::{LineChannel, ask_plain};
 pub use terminal::Terminal;
 
-use crate::answer::{Answer, AnswerDocument, Choice, Unanswered};
+use crate::answer::{Answer, AnswerDocument, Choice, MAX_NOTE_CHARS, Unanswered};
 use crate::error::AskError;
 use crate::model::{Prompt, Question};
 use render::{Line, Paint, Span, fit, wrap};
 use terminal::Event;
-use widgets::{Body, Hint, Step, Widget};
+use console::Key;
+use widgets::{Body, Hint, LineEditor, Step, Widget};
 
 /// How a form on the terminal ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome {
-    /// One choice per question, in order.
-    Answered(Vec<Choice>),
+    /// One choice per question, in order, each with the note given with it.
+    Answered(Vec<Noted>),
     Cancelled,
     TimedOut,
 }
+
+/// One question's choice and the person's note on it (trimmed, at most
+/// [`MAX_NOTE_CHARS`]; none when empty).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Noted {
+    pub choice: Choice,
+    pub note: Option<String>,
+}
+
+impl Noted {
+    fn into_answer(self, question: &Question) -> Answer {
+        let mut answer = self.choice.into_answer(question);
+        answer.note = self.note;
+        answer
+    }
+}
+
+/// The key that opens (and closes) the note line of the current question:
+/// Ctrl-N, which no widget uses and which text fields do not type.
+const NOTE_KEY: Key = Key::Char('\u{e}');
 
 /// Asks every question of `prompt` on `terminal` within `timeout` (the whole
 /// form's), restores the terminal, writes a summary to stderr, and returns the
@@ -53,11 +74,11 @@ pub fn ask(
 /// The answer document for how a form ended; a summary or a note on stderr.
 fn document_for(outcome: Outcome, prompt: &Prompt) -> AnswerDocument {
     match outcome {
-        Outcome::Answered(choices) => {
-            let answers: Vec<Answer> = choices
+        Outcome::Answered(given) => {
+            let answers: Vec<Answer> = given
                 .into_iter()
                 .zip(&prompt.questions)
-                .map(|(choice, question)| choice.into_answer(question))
+                .map(|(noted, question)| noted.into_answer(question))
                 .collect();
             summarize(prompt, &answers);
             AnswerDocument::answered(answers)
@@ -101,12 +122,14 @@ pub fn run_form(
     let mut trail: Vec<String> = Vec::new();
     for (index, question) in prompt.questions.iter().enumerate() {
         let mut widget = Widget::new(question);
+        let mut note = NoteLine::default();
         loop {
             let (columns, rows) = terminal.size();
             let shown = Shown {
                 prompt,
                 index,
                 trail: &trail,
+                note: &note,
                 paint,
             };
             if !terminal.has_pending_keys() {
@@ -124,15 +147,24 @@ pub fn run_form(
                     return Ok(Outcome::Cancelled);
                 }
             };
-            match widget.handle(key) {
+            let step = if note.open || key == NOTE_KEY {
+                note.handle(key)
+            } else {
+                widget.handle(key)
+            };
+            match step {
                 Step::Continue => {}
                 Step::Cancel => {
                     terminal.clear()?;
                     return Ok(Outcome::Cancelled);
                 }
                 Step::Done(choice) => {
-                    trail.push(trail_line(question, &choice.clone().into_answer(question)));
-                    choices.push(choice);
+                    let noted = Noted {
+                        choice,
+                        note: note.text(),
+                    };
+                    trail.push(trail_line(question, &noted.clone().into_answer(question)));
+                    choices.push(noted);
                     break;
                 }
             }
@@ -142,12 +174,85 @@ pub fn run_form(
     Ok(Outcome::Answered(choices))
 }
 
+/// The current question's note: a line opened with Ctrl-N beside the
+/// widget. While it is open, keys edit it; Enter or Ctrl-N go back to the
+/// choice, keeping the note; Esc and Ctrl-C cancel, as everywhere.
+#[derive(Default)]
+struct NoteLine {
+    editor: LineEditor,
+    open: bool,
+    full: bool,
+}
+
+impl NoteLine {
+    fn handle(&mut self, key: Key) -> Step {
+        self.full = false;
+        match key {
+            Key::Escape | Key::CtrlC => return Step::Cancel,
+            NOTE_KEY => self.open = !self.open,
+            Key::Enter | Key::Char('\n') => self.open = false,
+            Key::Char(_) if self.editor.text().chars().count() >= MAX_NOTE_CHARS => {
+                self.full = true;
+            }
+            key => {
+                self.editor.edit(&key);
+            }
+        }
+        Step::Continue
+    }
+
+    fn text(&self) -> Option<String> {
+        Some(self.editor.text()).filter(|t| !t.is_empty())
+    }
+
+    /// The note's rows below the widget (while open or when written), and
+    /// while it is open the keys that work in it instead of the widget's.
+    fn add_to(&self, body: &mut Body, paint: Paint, width: usize) {
+        if !self.open {
+            if let Some(text) = self.text() {
+                let mut rows = wrap(&format!("Note: {text}"), width.saturating_sub(2));
+                rows.truncate(3);
+                body.blocks.push(
+                    rows.iter()
+                        .map(|row| vec![Span::plain("  "), paint.dim(row)])
+                        .collect(),
+                );
+            }
+            body.hints.push(Hint::new("Ctrl-N", "note"));
+            return;
+        }
+        let field = self
+            .editor
+            .rows(paint, Some("a remark to go with your answer"), true, width.saturating_sub(8));
+        let mut block: Vec<Line> = Vec::new();
+        for (k, row) in field.rows.into_iter().enumerate() {
+            let mut line = vec![if k == 0 {
+                paint.accent("  Note: ")
+            } else {
+                Span::plain("        ")
+            }];
+            line.extend(row);
+            block.push(line);
+        }
+        body.cursor_block = body.blocks.len();
+        body.blocks.push(block);
+        body.hints = vec![
+            Hint::new("Enter/Ctrl-N", "back to the answer"),
+            Hint::new("Ctrl-U/Ctrl-W", "delete line/word"),
+        ];
+        body.warning = self
+            .full
+            .then_some("A note is at most 1000 characters");
+    }
+}
+
 /// What a frame shows besides the widget: where the form stands.
 struct Shown<'a> {
     prompt: &'a Prompt,
     index: usize,
     /// One line per answered question.
     trail: &'a [String],
+    note: &'a NoteLine,
     paint: Paint,
 }
 
@@ -159,6 +264,7 @@ fn frame(shown: &Shown, widget: &Widget, columns: usize, rows: usize) -> Vec<Str
         prompt,
         index,
         trail,
+        note,
         paint,
     } = *shown;
     let question = &prompt.questions[index];
@@ -204,6 +310,7 @@ fn frame(shown: &Shown, widget: &Widget, columns: usize, rows: usize) -> Vec<Str
     }
     let mut body = widget.body(paint, width);
     // Keys that work on every question.
+    note.add_to(&mut body, paint, width);
     body.hints.push(Hint::new("Esc", "cancel"));
     let hint = hint_rows(&body, paint, width);
     fit_height(trail, head, body, hint, rows.saturating_sub(1).max(4))
@@ -304,7 +411,11 @@ fn trail_line(question: &Question, answer: &Answer) -> String {
     } else {
         answer.values.join(", ")
     };
-    format!("✓ {name}: {}", crate::text::fold_line(&value))
+    let mut line = format!("✓ {name}: {}", crate::text::fold_line(&value));
+    if let Some(note) = &answer.note {
+        line.push_str(&format!(" · note: {}", crate::text::fold_line(note)));
+    }
+    line
 }
 
 /// One line per question on stderr, seed 001's "✓ Database: PostgreSQL".

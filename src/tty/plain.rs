@@ -14,8 +14,8 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::time::Instant;
 
-use super::{Outcome, Terminal, document_for};
-use crate::answer::{AnswerDocument, Choice, parse_reply};
+use super::{Noted, Outcome, Terminal, document_for};
+use crate::answer::{AnswerDocument, Choice, MAX_NOTE_CHARS, parse_reply};
 use crate::error::{AskError, Detail};
 use crate::model::{Default, Kind, Prompt, Question};
 use crate::sanitize::for_terminal;
@@ -203,6 +203,7 @@ fn run_plain(
         }
         channel.say(&question_text(prompt, index))?;
         channel.say(ANSWER_PROMPT)?;
+        let mut note = None;
         let choice = loop {
             let reply = match channel.read_line(deadline)? {
                 LineEvent::Line(reply) => reply,
@@ -215,6 +216,11 @@ fn run_plain(
                     return Ok(Outcome::Cancelled);
                 }
             };
+            if let Some(text) = note_line(&reply) {
+                channel.say(&take_note(text, &mut note))?;
+                channel.say(ANSWER_PROMPT)?;
+                continue;
+            }
             match read_reply(question, &reply) {
                 Ok(choice) => break choice,
                 Err(again) => {
@@ -223,9 +229,43 @@ fn run_plain(
                 }
             }
         };
-        choices.push(choice);
+        choices.push(Noted { choice, note });
     }
     Ok(Outcome::Answered(choices))
+}
+
+/// What a line typed as a note starts with: `/note but keep SQLite`.
+pub const NOTE_COMMAND: &str = "/note";
+
+/// The note a line gives (`/note TEXT`, any case), or `None` when the line
+/// is an answer.
+fn note_line(line: &str) -> Option<&str> {
+    let line = line.trim_start();
+    let head = line.get(..NOTE_COMMAND.len())?;
+    let rest = &line[NOTE_COMMAND.len()..];
+    (head.eq_ignore_ascii_case(NOTE_COMMAND) && (rest.is_empty() || rest.starts_with([' ', '\t'])))
+        .then(|| rest.trim())
+}
+
+/// Keeps `text` as the question's note (an empty one takes the note back),
+/// and the line that says so; a note too long is refused and the one
+/// before is kept.
+fn take_note(text: &str, note: &mut Option<String>) -> String {
+    let length = text.chars().count();
+    if length > MAX_NOTE_CHARS {
+        return format!(
+            "That note has {length} characters; a note is at most {MAX_NOTE_CHARS}. Type /note and a shorter one.\n"
+        );
+    }
+    if text.is_empty() {
+        *note = None;
+        return "No note. Now type your answer.\n".to_string();
+    }
+    *note = Some(text.to_string());
+    format!(
+        "Note kept: {}. Now type your answer.\n",
+        fold_line(&for_terminal(text))
+    )
 }
 
 /// What stands before the typed answer.
