@@ -363,7 +363,9 @@ fn a_note_too_long_is_refused_and_an_empty_one_takes_it_back() {
     let long = "n".repeat(1001);
     run.expect("Answer: ")
         .keys(&format!("/NOTE {long}\r"))
-        .expect("That note has 1001 characters; a note is at most 1000. Type /note and a shorter one.")
+        .expect(
+            "That note has 1001 characters; a note is at most 1000. Type /note and a shorter one.",
+        )
         .expect("Answer: ")
         .keys("/note first\r")
         .expect("Note kept: first.")

@@ -440,3 +440,150 @@ fn numbers_that_name_no_option_are_never_other_text() {
         "2 servers"
     );
 }
+
+/// Runs `ask ARGS` and `answer ARGS` on `input` (stdin); both must agree.
+/// Returns the exit code, stdout and stderr.
+fn both_with(input: &str, args: &[&str]) -> (i32, String, String) {
+    let mut results = Vec::new();
+    for command in ["ask", "answer"] {
+        let output = Command::new(BIN)
+            .arg(command)
+            .args(args)
+            .write_stdin(input)
+            .timeout(std::time::Duration::from_secs(10))
+            .output()
+            .unwrap();
+        results.push((
+            output.status.code().unwrap(),
+            String::from_utf8(output.stdout).unwrap(),
+            String::from_utf8(output.stderr)
+                .unwrap()
+                .replace(&format!("ask_user {command}"), "ask_user COMMAND"),
+        ));
+    }
+    assert_eq!(results[0], results[1], "ask --reply and answer disagree");
+    results.pop().unwrap()
+}
+
+#[test]
+fn a_note_after_a_reply_goes_beside_its_answer() {
+    let (code, stdout, stderr) = both_with(
+        THREE,
+        &[
+            "--reply",
+            "1",
+            "--note",
+            "but keep SQLite for tests",
+            "--reply",
+            "y",
+            "--reply=Ada",
+            "--note=-- not the final name",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(
+        stdout,
+        "{\"tool\":\"ask_user\",\"version\":1,\"status\":\"ok\",\"answered\":true,\"cancelled\":false,\"timedOut\":false,\"answers\":[\
+         {\"questionId\":\"q1\",\"values\":[\"PostgreSQL\"],\"optionIds\":[\"1\"],\"note\":\"but keep SQLite for tests\"},\
+         {\"questionId\":\"q2\",\"values\":[\"yes\"]},\
+         {\"questionId\":\"q3\",\"values\":[\"Ada\"],\"note\":\"-- not the final name\"}]}\n"
+    );
+    assert_eq!(stderr, "");
+    // A skipped question keeps its note; an empty note is none.
+    let (code, stdout, _) = both_with(
+        OPTIONAL,
+        &[
+            "--reply",
+            "",
+            "--note",
+            "ask me later",
+            "--reply",
+            "x",
+            "--note",
+            " ",
+            "--reply",
+            "",
+        ],
+    );
+    assert_eq!(code, 0);
+    let document: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        document["answers"],
+        json!([{"questionId":"q1","values":[],"optionIds":[],"note":"ask me later"},
+               {"questionId":"q2","values":["x"]},
+               {"questionId":"q3","values":[],"optionIds":[]}])
+    );
+}
+
+#[test]
+fn a_reply_or_a_note_that_looks_like_a_flag_is_data() {
+    let (code, stdout, _) = both_with(
+        r#"{"questions":[{"question":"Name?","type":"text"},{"question":"Other?","type":"text"}]}"#,
+        &[
+            "--reply",
+            "--note",
+            "--note",
+            "--reply",
+            "--reply",
+            "x --note y",
+        ],
+    );
+    assert_eq!(code, 0, "{stdout}");
+    let document: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        document["answers"],
+        json!([{"questionId":"q1","values":["--note"],"note":"--reply"},
+               {"questionId":"q2","values":["x --note y"]}])
+    );
+}
+
+#[test]
+fn a_note_with_no_reply_before_it_or_a_second_note_is_a_usage_error() {
+    for (args, message) in [
+        (
+            &["--note", "early", "--reply", "1"][..],
+            "error: --note \"early\" comes before any --reply; give it after the reply it goes with\n",
+        ),
+        (
+            &["--reply", "1", "--note", "a", "--note", "b"][..],
+            "error: reply 1 has two notes; give at most one --note after each --reply\n",
+        ),
+        (
+            &["--note", "alone"][..],
+            "error: --note \"alone\" comes before any --reply; give it after the reply it goes with\n",
+        ),
+    ] {
+        let (code, stdout, stderr) = both_with(SINGLE, args);
+        assert_eq!(code, 2, "{args:?}");
+        assert_eq!(stdout, "", "{args:?}");
+        assert!(stderr.starts_with(message), "{args:?}: {stderr}");
+        assert!(stderr.contains("Usage: ask_user COMMAND"), "{stderr}");
+    }
+}
+
+#[test]
+fn a_note_longer_than_1000_characters_is_invalid_reply() {
+    let long = "n".repeat(1001);
+    let (code, stdout, _) = both_with(
+        THREE,
+        &[
+            "--reply", "1", "--reply", "y", "--note", &long, "--reply", "a",
+        ],
+    );
+    assert_eq!(code, 1);
+    let document: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        document["error"],
+        json!({"code":"INVALID_REPLY",
+               "message":"the note on question 2 of 3 is 1001 characters; a note is at most 1000",
+               "path":"questions[1]"})
+    );
+    let fits = "n".repeat(1000);
+    let (code, _, _) = both_with(
+        THREE,
+        &[
+            "--reply", "1", "--reply", "y", "--note", &fits, "--reply", "a",
+        ],
+    );
+    assert_eq!(code, 0);
+}

@@ -588,7 +588,11 @@ mod tests {
         };
         assert_eq!(hub.is_present(&id), Some(true));
         let document = hub
-            .decide(&id, Action::Replies(vec!["2".into()], Vec::new()), Face::Cli)
+            .decide(
+                &id,
+                Action::Replies(vec!["2".into()], Vec::new()),
+                Face::Cli,
+            )
             .unwrap();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .build()
@@ -625,7 +629,11 @@ mod tests {
         assert!(err.message().contains("ask_user inbox list"), "{err}");
         assert_eq!(hub.wait("nope").err().unwrap().code(), "UNKNOWN_QUESTION");
         let err = hub
-            .decide(&id, Action::Replies(vec!["7".into()], Vec::new()), Face::Cli)
+            .decide(
+                &id,
+                Action::Replies(vec!["7".into()], Vec::new()),
+                Face::Cli,
+            )
             .unwrap_err();
         assert_eq!(err.code(), "INVALID_REPLY");
         assert_eq!(hub.list().len(), 1, "a refused reply changes nothing");
@@ -662,8 +670,12 @@ mod tests {
             Wait::Pending(_) => None,
         });
         assert_eq!(declined.unwrap()["reason"], "declined");
-        hub.decide(&first, Action::Replies(vec!["Staging".into()], Vec::new()), Face::Page)
-            .unwrap();
+        hub.decide(
+            &first,
+            Action::Replies(vec!["Staging".into()], Vec::new()),
+            Face::Page,
+        )
+        .unwrap();
     }
 
     #[test]
@@ -693,7 +705,11 @@ mod tests {
         assert_eq!(document["cancelled"], true);
         assert_eq!(document["reason"], "asker gone");
         let err = hub
-            .decide(&id, Action::Replies(vec!["1".into()], Vec::new()), Face::Page)
+            .decide(
+                &id,
+                Action::Replies(vec!["1".into()], Vec::new()),
+                Face::Page,
+            )
             .unwrap_err();
         assert!(err.message().contains("its asker went away"), "{err}");
     }

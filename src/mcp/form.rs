@@ -675,7 +675,10 @@ mod tests {
             assert_eq!(err.path(), Some("questions[0]"));
             let long = "n".repeat(MAX_NOTE_CHARS + 1);
             let err = form
-                .read(&p, Some(&serde_json::json!({"q1": picked, "q1.note": long})))
+                .read(
+                    &p,
+                    Some(&serde_json::json!({"q1": picked, "q1.note": long})),
+                )
                 .unwrap_err();
             assert_eq!(err.code(), "INVALID_REPLY");
             assert_eq!(err.path(), Some("questions[0]"));

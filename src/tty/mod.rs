@@ -23,9 +23,9 @@ pub use terminal::Terminal;
 use crate::answer::{Answer, AnswerDocument, Choice, MAX_NOTE_CHARS, Unanswered};
 use crate::error::AskError;
 use crate::model::{Prompt, Question};
+use console::Key;
 use render::{Line, Paint, Span, fit, wrap};
 use terminal::Event;
-use console::Key;
 use widgets::{Body, Hint, LineEditor, Step, Widget};
 
 /// How a form on the terminal ended.
@@ -221,9 +221,12 @@ impl NoteLine {
             body.hints.push(Hint::new("Ctrl-N", "note"));
             return;
         }
-        let field = self
-            .editor
-            .rows(paint, Some("a remark to go with your answer"), true, width.saturating_sub(8));
+        let field = self.editor.rows(
+            paint,
+            Some("a remark to go with your answer"),
+            true,
+            width.saturating_sub(8),
+        );
         let mut block: Vec<Line> = Vec::new();
         for (k, row) in field.rows.into_iter().enumerate() {
             let mut line = vec![if k == 0 {
@@ -240,9 +243,7 @@ impl NoteLine {
             Hint::new("Enter/Ctrl-N", "back to the answer"),
             Hint::new("Ctrl-U/Ctrl-W", "delete line/word"),
         ];
-        body.warning = self
-            .full
-            .then_some("A note is at most 1000 characters");
+        body.warning = self.full.then_some("A note is at most 1000 characters");
     }
 }
 

@@ -181,8 +181,11 @@ mod tests {
             "the note on question 3 of 4 is 1001 characters; a note is at most 1000"
         );
         // A note never stands in for an answer a question needs.
-        let err = submit(&p, r#"{"answers":[{"note":"either"},{"other":"x"},{"text":"a"},{}]}"#)
-            .unwrap_err();
+        let err = submit(
+            &p,
+            r#"{"answers":[{"note":"either"},{"other":"x"},{"text":"a"},{}]}"#,
+        )
+        .unwrap_err();
         assert_eq!(err.path(), Some("questions[0]"));
     }
 
