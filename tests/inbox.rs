@@ -339,9 +339,14 @@ fn inbox_answer_and_inbox_cancel_from_another_process_give_0_and_130() {
         "the prompt document"
     );
 
-    let (code, stdout) = run(dir.path(), &["inbox", "answer", &first.id, "--reply", "2"]);
+    // The answer and a note beside it (`--note` after the `--reply` it goes with).
+    let (code, stdout) = run(
+        dir.path(),
+        &["inbox", "answer", &first.id, "--reply", "2", "--note", "-- keep SQLite for tests"],
+    );
     assert_eq!(code, 0);
-    let expected = database_answer(&first.id, 2);
+    let mut expected = database_answer(&first.id, 2);
+    expected["answers"][0]["note"] = json!("-- keep SQLite for tests");
     assert_eq!(serde_json::from_str::<Value>(&stdout).unwrap(), expected);
     let first_id = first.id.clone();
     assert_eq!(first.finish(), (0, expected));
@@ -407,6 +412,15 @@ fn every_error_of_the_verbs_has_its_code_message_and_exit_code() {
         "INVALID_REPLY",
         "1 question needs a reply",
     );
+    let long = "n".repeat(1001);
+    assert_error(
+        run(
+            dir.path(),
+            &["inbox", "answer", &asker.id, "--reply", "1", "--note", &long],
+        ),
+        "INVALID_REPLY",
+        "the note on the question is 1001 characters; a note is at most 1000",
+    );
     assert_eq!(inbox.ids(), std::slice::from_ref(&asker.id));
     // Usage errors: exit 2, nothing on stdout.
     for args in [
@@ -414,6 +428,8 @@ fn every_error_of_the_verbs_has_its_code_message_and_exit_code() {
         &["inbox", "cancel"],
         &["inbox", "list", "--port", "1"],
         &["inbox", "--port", "nope"],
+        &["inbox", "answer", "7hq2k9mc", "--note", "early", "--reply", "1"],
+        &["inbox", "answer", "7hq2k9mc", "--reply", "1", "--note", "a", "--note", "b"],
     ] {
         let (code, stdout) = run(dir.path(), args);
         assert_eq!((code, stdout.as_str()), (2, ""), "{args:?}");
