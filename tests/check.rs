@@ -385,6 +385,19 @@ fn documents_that_the_binary_would_not_print_are_rejected() {
             "answers[1].questionId",
             "question id \"q1\" is answered twice; one answer per question",
         ),
+        (
+            r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["a"],"note":" "}]}"#.to_string(),
+            "answers[0].note",
+            "answers[0].note must not be empty",
+        ),
+        (
+            format!(
+                r#"{{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{{"questionId":"q1","values":["a"],"note":"{}"}}]}}"#,
+                "n".repeat(1001)
+            ),
+            "answers[0].note",
+            "answers[0].note must be at most 1000 characters (it has 1001)",
+        ),
     ];
     for (document, path, message) in cases {
         ask_user(Path::new(ROOT))

@@ -312,11 +312,20 @@ proptest! {
                 }
             }
         }
-        match ask_user::answer::resolve_replies(&prompt, &replies) {
+        // The replies' texts, in reverse, as notes: a note never changes the answer.
+        let notes: Vec<Option<String>> = replies.iter().rev().cloned().map(Some).collect();
+        let plain = ask_user::answer::resolve_replies(&prompt, &replies, &[]);
+        match ask_user::answer::resolve_replies(&prompt, &replies, &notes) {
             Ok(document) => {
                 prop_assert!(document.answered && !document.cancelled && !document.timed_out);
                 prop_assert_eq!(document.answers.len(), prompt.questions.len());
-                for (answer, question) in document.answers.iter().zip(&prompt.questions) {
+                let plain = plain.expect("a note never refuses a reply");
+                for (i, (answer, question)) in document.answers.iter().zip(&prompt.questions).enumerate() {
+                    let given = notes[i].as_deref().unwrap_or_default().trim();
+                    prop_assert_eq!(answer.note.as_deref(), (!given.is_empty()).then_some(given));
+                    let mut without = answer.clone();
+                    without.note = None;
+                    prop_assert_eq!(&without, &plain.answers[i]);
                     prop_assert_eq!(&answer.question_id, &question.id);
                     let ids = answer.option_ids.clone().unwrap_or_default();
                     prop_assert_eq!(answer.option_ids.is_some(), question.kind.is_select());
@@ -334,7 +343,10 @@ proptest! {
                     }
                 }
             }
-            Err(error) => prop_assert_eq!(error.code(), "INVALID_REPLY"),
+            Err(error) => {
+                prop_assert_eq!(error.code(), "INVALID_REPLY");
+                prop_assert!(plain.is_err(), "a note refused a reply");
+            }
         }
     }
 }

@@ -342,7 +342,15 @@ fn inbox_answer_and_inbox_cancel_from_another_process_give_0_and_130() {
     // The answer and a note beside it (`--note` after the `--reply` it goes with).
     let (code, stdout) = run(
         dir.path(),
-        &["inbox", "answer", &first.id, "--reply", "2", "--note", "-- keep SQLite for tests"],
+        &[
+            "inbox",
+            "answer",
+            &first.id,
+            "--reply",
+            "2",
+            "--note",
+            "-- keep SQLite for tests",
+        ],
     );
     assert_eq!(code, 0);
     let mut expected = database_answer(&first.id, 2);
@@ -416,7 +424,9 @@ fn every_error_of_the_verbs_has_its_code_message_and_exit_code() {
     assert_error(
         run(
             dir.path(),
-            &["inbox", "answer", &asker.id, "--reply", "1", "--note", &long],
+            &[
+                "inbox", "answer", &asker.id, "--reply", "1", "--note", &long,
+            ],
         ),
         "INVALID_REPLY",
         "the note on the question is 1001 characters; a note is at most 1000",
@@ -428,8 +438,12 @@ fn every_error_of_the_verbs_has_its_code_message_and_exit_code() {
         &["inbox", "cancel"],
         &["inbox", "list", "--port", "1"],
         &["inbox", "--port", "nope"],
-        &["inbox", "answer", "7hq2k9mc", "--note", "early", "--reply", "1"],
-        &["inbox", "answer", "7hq2k9mc", "--reply", "1", "--note", "a", "--note", "b"],
+        &[
+            "inbox", "answer", "7hq2k9mc", "--note", "early", "--reply", "1",
+        ],
+        &[
+            "inbox", "answer", "7hq2k9mc", "--reply", "1", "--note", "a", "--note", "b",
+        ],
     ] {
         let (code, stdout) = run(dir.path(), args);
         assert_eq!((code, stdout.as_str()), (2, ""), "{args:?}");

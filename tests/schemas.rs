@@ -160,10 +160,19 @@ fn schemas_accept_every_produced_document_and_reject_broken_ones() {
             manifest.file("input", "valid", input);
         }
         let bytes = fs::read(input).unwrap();
-        for replies in reply_sets(&bytes) {
+        for (set, replies) in reply_sets(&bytes).into_iter().enumerate() {
+            // The second set gives a note with every reply.
+            let notes: Vec<Option<String>> = replies
+                .iter()
+                .enumerate()
+                .map(|(i, _)| (set == 1).then(|| format!("a note on question {}", i + 1)))
+                .collect();
             let mut args = vec!["answer".to_string()];
-            for reply in &replies {
+            for (reply, note) in replies.iter().zip(&notes) {
                 args.extend(["--reply".to_string(), reply.clone()]);
+                if let Some(note) = note {
+                    args.extend(["--note".to_string(), note.clone()]);
+                }
             }
             args.push(input.to_string_lossy().into_owned());
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -173,7 +182,7 @@ fn schemas_accept_every_produced_document_and_reject_broken_ones() {
                 manifest.printed_answer(&output);
             }
             let prompt = ask_user::input::parse(&bytes).unwrap();
-            let document = resolve_replies(&prompt, &replies).expect("replies fit");
+            let document = resolve_replies(&prompt, &replies, &notes).expect("replies fit");
             manifest.produced("answer", ask_user::document_line(&document).as_bytes());
         }
     }
