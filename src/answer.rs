@@ -404,3 +404,56 @@ fn parse_multi(question: &Question, reply: &str) -> Option<Choice> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prompt(json: &str) -> Prompt {
+        crate::input::parse(json.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn a_note_is_trimmed_none_when_empty_and_refused_past_the_limit() {
+        assert_eq!(checked_note(None, 0, 1).unwrap(), None);
+        assert_eq!(checked_note(Some(" \n "), 0, 1).unwrap(), None);
+        assert_eq!(
+            checked_note(Some(" keep it \n"), 0, 1).unwrap().as_deref(),
+            Some("keep it")
+        );
+        let fits = "é".repeat(MAX_NOTE_CHARS);
+        assert_eq!(checked_note(Some(&fits), 0, 1).unwrap(), Some(fits));
+        let err = checked_note(Some(&"é".repeat(MAX_NOTE_CHARS + 1)), 0, 1).unwrap_err();
+        assert_eq!(err.code(), "INVALID_REPLY");
+        assert_eq!(err.path(), Some("questions[0]"));
+        assert_eq!(
+            err.message(),
+            "the note on the question is 1001 characters; a note is at most 1000"
+        );
+    }
+
+    #[test]
+    fn notes_go_with_their_replies_and_never_outnumber_the_questions() {
+        let p = prompt(
+            r#"{"questions":[{"question":"DB?","options":["a","b"]},{"question":"Ok?","type":"confirm"}]}"#,
+        );
+        let replies = ["2".to_string(), "y".to_string()];
+        let doc = resolve_replies(&p, &replies, &[None, Some("soon".into())]).unwrap();
+        assert_eq!(doc.answers[0].note, None);
+        assert_eq!(doc.answers[0].values, ["b"]);
+        assert_eq!(doc.answers[1].note.as_deref(), Some("soon"));
+        // Fewer notes than replies: the rest have none.
+        let doc = resolve_replies(&p, &replies, &[Some("first".into())]).unwrap();
+        assert_eq!(doc.answers[0].note.as_deref(), Some("first"));
+        assert_eq!(doc.answers[1].note, None);
+        let err = resolve_replies(&p, &replies, &[None, None, Some("x".into())]).unwrap_err();
+        assert_eq!(err.code(), "INVALID_REPLY");
+        assert_eq!(
+            err.message(),
+            "3 notes were given for 2 questions; give at most one note per reply"
+        );
+        // A note never stands in for a reply.
+        let err = resolve_replies(&p, &["".into(), "y".into()], &[Some("x".into())]).unwrap_err();
+        assert_eq!(err.path(), Some("questions[0]"));
+    }
+}

@@ -470,6 +470,136 @@ mod tests {
         assert_eq!(form_timeout(Some(Duration::ZERO), &p), None);
     }
 
+    /// A frame's line without its SGR sequences.
+    fn unstyled(line: &str) -> String {
+        let mut out = String::new();
+        let mut rest = line;
+        while let Some(at) = rest.find("\x1b[") {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + 2..];
+            rest = after.find('m').map_or("", |end| &after[end + 1..]);
+        }
+        out.push_str(rest);
+        out
+    }
+
+    fn type_into(note: &mut NoteLine, text: &str) {
+        for c in text.chars() {
+            assert_eq!(note.handle(Key::Char(c)), Step::Continue);
+        }
+    }
+
+    #[test]
+    fn the_note_line_opens_edits_closes_and_is_drawn_below_the_choice() {
+        let p = prompt(r#"{"question":"Deploy?","type":"confirm"}"#);
+        let widget = Widget::new(&p.questions[0]);
+        let paint = Paint { color: false };
+        let drawn = |note: &NoteLine| {
+            let shown = Shown {
+                prompt: &p,
+                index: 0,
+                trail: &[],
+                note,
+                paint,
+            };
+            frame(&shown, &widget, 80, 20)
+                .iter()
+                .map(|l| unstyled(l))
+                .collect::<Vec<_>>()
+        };
+        let mut note = NoteLine::default();
+        let lines = drawn(&note);
+        assert!(
+            lines.last().unwrap().contains("Ctrl-N note · Esc cancel"),
+            "{lines:?}"
+        );
+        assert_eq!(note.handle(NOTE_KEY), Step::Continue);
+        assert!(note.open);
+        type_into(&mut note, "  not on a friday ");
+        let lines = drawn(&note);
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("  Note:") && l.contains("not on a friday")),
+            "{lines:?}"
+        );
+        assert!(
+            lines
+                .last()
+                .unwrap()
+                .contains("Enter/Ctrl-N back to the answer"),
+            "{lines:?}"
+        );
+        assert_eq!(note.handle(Key::Enter), Step::Continue);
+        assert!(!note.open);
+        assert_eq!(note.text().as_deref(), Some("not on a friday"));
+        let lines = drawn(&note);
+        assert!(
+            lines.iter().any(|l| l == "  Note: not on a friday"),
+            "{lines:?}"
+        );
+        // Ctrl-N closes it too, and Esc or Ctrl-C in it cancel the form.
+        note.handle(NOTE_KEY);
+        assert_eq!(note.handle(NOTE_KEY), Step::Continue);
+        assert!(!note.open);
+        note.handle(NOTE_KEY);
+        assert_eq!(note.handle(Key::Escape), Step::Cancel);
+        assert_eq!(note.handle(Key::CtrlC), Step::Cancel);
+        // Emptied, it is no note.
+        let mut empty = NoteLine::default();
+        empty.handle(NOTE_KEY);
+        type_into(&mut empty, "   ");
+        assert_eq!(empty.text(), None);
+    }
+
+    #[test]
+    fn a_full_note_takes_no_more_characters_and_says_so() {
+        let p = prompt(r#"{"question":"Deploy?","type":"confirm"}"#);
+        let widget = Widget::new(&p.questions[0]);
+        let mut note = NoteLine::default();
+        note.handle(NOTE_KEY);
+        type_into(&mut note, &"n".repeat(MAX_NOTE_CHARS));
+        assert!(!note.full);
+        note.handle(Key::Char('x'));
+        assert!(note.full);
+        assert_eq!(note.text().unwrap().chars().count(), MAX_NOTE_CHARS);
+        let shown = Shown {
+            prompt: &p,
+            index: 0,
+            trail: &[],
+            note: &note,
+            paint: Paint { color: false },
+        };
+        let lines = frame(&shown, &widget, 60, 20);
+        assert_eq!(
+            unstyled(lines.last().unwrap()),
+            "  A note is at most 1000 characters",
+            "{lines:?}"
+        );
+        // Deleting is still possible, and the warning goes with the next key.
+        note.handle(Key::Backspace);
+        assert!(!note.full);
+        assert_eq!(note.text().unwrap().chars().count(), MAX_NOTE_CHARS - 1);
+    }
+
+    #[test]
+    fn the_trail_line_carries_the_note() {
+        let p = prompt(r#"{"question":"x","header":"Db","options":["a","b"]}"#);
+        let noted = Noted {
+            choice: Choice::Options {
+                indices: vec![0],
+                other: None,
+            },
+            note: Some("keep\nit".into()),
+        };
+        let answer = noted.into_answer(&p.questions[0]);
+        assert_eq!(answer.values, ["a"]);
+        assert_eq!(
+            trail_line(&p.questions[0], &answer),
+            "✓ Db: a · note: keep it"
+        );
+    }
+
     #[test]
     fn a_tall_list_fits_the_screen_and_keeps_the_cursor() {
         let options: Vec<String> = (1..=20).map(|i| format!("\"option {i}\"")).collect();
@@ -482,6 +612,7 @@ mod tests {
             prompt: &p,
             index: 0,
             trail: &[],
+            note: &NoteLine::default(),
             paint: Paint { color: false },
         };
         let lines = frame(&shown, &widget, 40, 10);

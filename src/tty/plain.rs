@@ -490,6 +490,28 @@ mod tests {
     }
 
     #[test]
+    fn a_note_line_starts_with_slash_note_and_a_space() {
+        assert_eq!(note_line("/note keep it "), Some("keep it"));
+        assert_eq!(note_line("  /NOTE\tkeep it"), Some("keep it"));
+        assert_eq!(note_line("/note"), Some(""));
+        assert_eq!(note_line("/notes"), None);
+        assert_eq!(note_line("/no"), None);
+        assert_eq!(note_line("2 /note x"), None);
+        assert_eq!(note_line("/é"), None);
+        let mut note = None;
+        assert_eq!(
+            take_note("keep it", &mut note),
+            "Note kept: keep it. Now type your answer.\n"
+        );
+        assert_eq!(note.as_deref(), Some("keep it"));
+        let long = "n".repeat(MAX_NOTE_CHARS + 1);
+        assert!(take_note(&long, &mut note).starts_with("That note has 1001 characters"));
+        assert_eq!(note.as_deref(), Some("keep it"), "the earlier note stays");
+        assert_eq!(take_note("", &mut note), "No note. Now type your answer.\n");
+        assert_eq!(note, None);
+    }
+
+    #[test]
     fn a_question_reads_as_numbered_lines_and_one_instruction() {
         let p = prompt(
             r#"{"question":"Which database?","options":[
