@@ -504,6 +504,10 @@ mod tests {
             "Note kept: keep it. Now type your answer.\n"
         );
         assert_eq!(note.as_deref(), Some("keep it"));
+        let fits = "n".repeat(MAX_NOTE_CHARS);
+        assert!(take_note(&fits, &mut note).starts_with("Note kept: nnn"));
+        assert_eq!(note.as_deref(), Some(fits.as_str()));
+        take_note("keep it", &mut note);
         let long = "n".repeat(MAX_NOTE_CHARS + 1);
         assert!(take_note(&long, &mut note).starts_with("That note has 1001 characters"));
         assert_eq!(note.as_deref(), Some("keep it"), "the earlier note stays");
