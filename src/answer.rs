@@ -28,6 +28,10 @@ pub struct AnswerDocument {
     /// The question's id in the inbox, when it was asked through the inbox.
     #[serde(rename = "inboxId", default, skip_serializing_if = "Option::is_none")]
     pub inbox_id: Option<String>,
+    /// For a question the inbox keeps after its asker gave up: one sentence
+    /// telling the model how to collect the answer later (`{"resume": id}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
     pub answers: Vec<Answer>,
 }
 
@@ -138,6 +142,7 @@ impl AnswerDocument {
             timed_out,
             reason,
             inbox_id: None,
+            hint: None,
             answers,
         }
     }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::answer::AnswerDocument;
 use crate::error::{AskError, Detail};
 use crate::inbox::asker::{self, AskerOptions, Target};
+use crate::inbox::hub::Leaving;
 use crate::inbox::state::Lookup;
 use crate::input::Request;
 use crate::tty::{LineChannel, Terminal, ask_plain, form_timeout};
@@ -133,6 +134,7 @@ fn ask_in_inbox(
             lookup,
             source: asker::local_source(None),
             timeout,
+            on_cancel: Leaving::Cancelled,
         },
         asker::flag_set(interrupt),
         |id, endpoint| {

@@ -196,15 +196,32 @@ pub struct InboxArgs {
     #[arg(long)]
     pub new_token: bool,
     /// Seconds a question may be without its asker (killed, disconnected)
-    /// before it is withdrawn.
+    /// before it is marked "asker gone".
     #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_wait, hide = true)]
     pub asker_grace: Duration,
+    /// How long a question is kept after its asker gave up (its timeout, a host's
+    /// tool timeout, a kill), for an answer to be collected with {"resume": ID};
+    /// also how long an outcome can be resumed. Seconds, or with a unit: 90s, 30m, 24h.
+    #[arg(long, value_name = "TIME", default_value = "24h", value_parser = parse_retention)]
+    pub retention: Duration,
 }
 
 #[derive(Subcommand)]
 pub enum InboxVerb {
     /// Print one JSON line per pending question, oldest first.
     List,
+    /// Print one JSON line per decided question, the most recently decided first.
+    #[command(
+        after_help = "Each line: inboxId, source, askedAt, outcome (answered, declined, cancelled, dismissed,\n\
+        timed_out, asker_gone), face (page, cli, asker, inbox), decidedAt, question (its prompt\n\
+        document), answer (the answer document its asker got). Nothing in it is ever rewritten.\n\
+        Exit codes: 0 done, 1 error (NO_INBOX), 2 usage error."
+    )]
+    History {
+        /// Print at most N entries.
+        #[arg(long, value_name = "N")]
+        limit: Option<usize>,
+    },
     /// Answer a pending question: one --reply per question, in order (as `answer`).
     #[command(
         after_help = "Prints the answer document its asker gets. Exit codes: 0 answered, 1 error\n\
@@ -389,4 +406,32 @@ pub fn parse_wait(text: &str) -> Result<Duration, String> {
         ));
     }
     Ok(wait)
+}
+
+/// `inbox --retention`: seconds, or a number with `s`, `m`, `h` or `d`
+/// (`90s`, `30m`, `24h`, `7d`); at least a second, at most 365 days.
+pub fn parse_retention(text: &str) -> Result<Duration, String> {
+    let trimmed = text.trim();
+    let (number, unit) = match trimmed.char_indices().last() {
+        Some((at, unit @ ('s' | 'm' | 'h' | 'd'))) => (&trimmed[..at], unit),
+        _ => (trimmed, 's'),
+    };
+    let scale = match unit {
+        'm' => 60.0,
+        'h' => 3600.0,
+        'd' => 86_400.0,
+        _ => 1.0,
+    };
+    let retention = number
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .and_then(|n| Duration::try_from_secs_f64(n * scale).ok())
+        .ok_or_else(|| format!("{text:?} is not a time (like 90, 90s, 30m, 24h or 7d)"))?;
+    if retention < Duration::from_secs(1) || retention > Duration::from_secs(365 * 86_400) {
+        return Err(format!(
+            "{text:?} is out of range: keep questions from 1 second to 365 days"
+        ));
+    }
+    Ok(retention)
 }

@@ -9,6 +9,9 @@ use serde_json::value::RawValue;
 /// Seed 003's flat schema plus `multi_select` and `allow_other`: one flat
 /// object schema is what every model provider handles.
 pub const TOOL_INPUT_SCHEMA: &str = include_str!("../schemas/tool-input.json");
+/// The MCP tool's input: the same, plus `resume` (collect later, DESIGN
+/// §10), so that neither question nor options is required on its own.
+pub const MCP_INPUT_SCHEMA: &str = include_str!("../schemas/mcp-input.json");
 /// The answer document's schema.
 pub const ANSWER_SCHEMA: &str = crate::schema::ANSWER;
 /// The prompt document as the MCP face returns it when the client cannot show
@@ -19,7 +22,7 @@ pub const MCP_RELAY_SCHEMA: &str = include_str!("../schemas/mcp-relay.json");
 pub const RELAY_DESCRIPTION: &str = "Ask the person you are working for a structured question when a decision is theirs to make: ambiguous requirements, a trade-off between approaches, or before a destructive or irreversible step. Keep options few (2 to 4 is best, at most 20), short and distinct; put the recommended option first and mark it recommended: true; use context to say why you are asking. The result is JSON: show its rendered_markdown to the person and end your turn; their reply is an option number as answer_format describes. Never assume an answer they did not give.";
 
 /// For hosts where the call blocks until the person answers (MCP).
-pub const BLOCKING_DESCRIPTION: &str = "Ask the person you are working for a structured question and wait for their answer, when a decision is theirs to make: ambiguous requirements, a trade-off between approaches, or before a destructive or irreversible step. Keep options few (2 to 4 is best, at most 20), short and distinct; put the recommended option first and mark it recommended: true; use context to say why you are asking. The result lists the chosen option labels and ids; if it says cancelled or timedOut, the person gave no answer: do not assume one.";
+pub const BLOCKING_DESCRIPTION: &str = "Ask the person you are working for a structured question and wait for their answer, when a decision is theirs to make: ambiguous requirements, a trade-off between approaches, or before a destructive or irreversible step. Keep options few (2 to 4 is best, at most 20), short and distinct; put the recommended option first and mark it recommended: true; use context to say why you are asking. The result lists the chosen option labels and ids; if it says cancelled or timedOut, the person gave no answer: do not assume one. If it carries a hint, the question stays open in the person's inbox: call this tool again later with only {\"resume\": inboxId} to collect their answer.";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -105,6 +108,11 @@ fn input_schema() -> &'static RawValue {
     SCHEMA.get_or_init(|| raw(TOOL_INPUT_SCHEMA))
 }
 
+fn mcp_input_schema() -> &'static RawValue {
+    static SCHEMA: OnceLock<Box<RawValue>> = OnceLock::new();
+    SCHEMA.get_or_init(|| raw(MCP_INPUT_SCHEMA))
+}
+
 fn answer_schema() -> &'static RawValue {
     static SCHEMA: OnceLock<Box<RawValue>> = OnceLock::new();
     SCHEMA.get_or_init(|| raw(ANSWER_SCHEMA))
@@ -146,7 +154,7 @@ pub fn mcp_tool(name: &str) -> McpTool<'_> {
         name,
         title: "Ask the user",
         description: BLOCKING_DESCRIPTION,
-        input_schema: input_schema(),
+        input_schema: mcp_input_schema(),
         output_schema: McpOutputSchema {
             kind: "object",
             any_of: [answer_schema(), relay_schema()],
@@ -194,6 +202,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_mcp_input_is_the_tool_input_plus_resume_and_nothing_required() {
+        let tool: serde_json::Value = serde_json::from_str(TOOL_INPUT_SCHEMA).unwrap();
+        let mut mcp: serde_json::Value = serde_json::from_str(MCP_INPUT_SCHEMA).unwrap();
+        assert!(mcp.get("required").is_none());
+        let resume = mcp["properties"].as_object_mut().unwrap().remove("resume");
+        assert_eq!(resume.unwrap()["type"], "string");
+        for (key, property) in mcp["properties"].as_object().unwrap() {
+            let mut expected = tool["properties"][key].clone();
+            if let Some(text) = property["description"].as_str()
+                && text.ends_with("unless resume is given.")
+            {
+                expected["description"] = property["description"].clone();
+            }
+            assert_eq!(property, &expected, "{key}");
+        }
+        assert_eq!(
+            tool["properties"].as_object().unwrap().len(),
+            mcp["properties"].as_object().unwrap().len()
+        );
+    }
+
+    #[test]
     fn tool_names_follow_the_mcp_rule_and_the_apis_stricter_one() {
         let long = "a".repeat(128);
         for name in ["ask_user", "ask_person", "a", "ask.user-2", long.as_str()] {
@@ -223,7 +253,12 @@ mod tests {
 
     #[test]
     fn embedded_schemas_are_json_objects() {
-        for text in [TOOL_INPUT_SCHEMA, ANSWER_SCHEMA, MCP_RELAY_SCHEMA] {
+        for text in [
+            TOOL_INPUT_SCHEMA,
+            MCP_INPUT_SCHEMA,
+            ANSWER_SCHEMA,
+            MCP_RELAY_SCHEMA,
+        ] {
             let value: serde_json::Value = serde_json::from_str(text).unwrap();
             assert!(value.is_object());
         }

@@ -194,25 +194,31 @@ fn inbox(args: InboxArgs) -> i32 {
                 open_browser: args.open,
                 new_token: args.new_token,
                 asker_grace: args.asker_grace,
+                retention: args.retention,
             };
             match ask_user::inbox::serve(options) {
                 Ok(()) => exit::OK,
                 Err(err) => fail(&err),
             }
         }
-        Some(InboxVerb::List) => match ask_user::inbox::list() {
-            Ok(lines) => {
-                for line in lines {
-                    ask_user::print_line(&line);
-                }
-                exit::OK
-            }
-            Err(err) => fail(&err),
-        },
+        Some(InboxVerb::List) => print_lines(ask_user::inbox::list()),
+        Some(InboxVerb::History { limit }) => print_lines(ask_user::inbox::history(limit)),
         Some(InboxVerb::Answer {
             id, reply, notes, ..
         }) => done(ask_user::inbox::answer(&id, &reply, &notes)),
         Some(InboxVerb::Cancel { id }) => done(ask_user::inbox::cancel(&id)),
+    }
+}
+
+fn print_lines(lines: Result<Vec<String>, AskError>) -> i32 {
+    match lines {
+        Ok(lines) => {
+            for line in lines {
+                ask_user::print_line(&line);
+            }
+            exit::OK
+        }
+        Err(err) => fail(&err),
     }
 }
 

@@ -42,6 +42,10 @@ pub struct AskerOptions {
     pub source: Source,
     /// The asker's own time limit (`None`: it waits as long as it takes).
     pub timeout: Option<Duration>,
+    /// How `cancelled` leaves the question: `Cancelled` (a person's Ctrl-C
+    /// ends it) or `Away` (an MCP client's cancel, often a host's own tool
+    /// timeout: the inbox keeps the question for a resume).
+    pub on_cancel: Leaving,
 }
 
 /// The body of an ask, as [`super::hub::AskRequest`] reads it.
@@ -72,6 +76,7 @@ pub async fn ask(
     on_asked: impl FnOnce(&str, &Endpoint),
 ) -> Result<AnswerDocument, AskError> {
     let deadline = options.timeout.map(|t| Instant::now() + t);
+    let on_cancel = options.on_cancel;
     let expires_at = options
         .timeout
         .and_then(|t| Millis::try_from(t.as_millis()).ok())
@@ -116,7 +121,7 @@ pub async fn ask(
     tokio::select! {
         outcome = asker.wait(&id) => outcome,
         () = &mut until_deadline => Ok(asker.leave(&id, Leaving::Timeout).await),
-        () = &mut cancelled => Ok(asker.leave(&id, Leaving::Cancelled).await),
+        () = &mut cancelled => Ok(asker.leave(&id, on_cancel).await),
     }
 }
 
@@ -167,17 +172,21 @@ impl Asker {
     /// (an outcome that came first wins). Without an inbox, the local one.
     async fn leave(&mut self, id: &str, why: Leaving) -> AnswerDocument {
         let path = format!("/api/questions/{id}/leave");
-        let reason = match why {
-            Leaving::Timeout => "timeout",
-            Leaving::Cancelled => "cancelled",
-        };
+        let reason = why.as_str();
         match self.client.post(&path, &LeaveBody { reason }).await {
             Ok(document) => document,
-            Err(_) => match why {
-                Leaving::Timeout => AnswerDocument::unanswered(Unanswered::TimedOut),
-                Leaving::Cancelled => AnswerDocument::unanswered(Unanswered::Cancelled),
+            Err(_) => {
+                let how = match why {
+                    Leaving::Timeout => Unanswered::TimedOut,
+                    Leaving::Cancelled | Leaving::Away => Unanswered::Cancelled,
+                };
+                let mut document = AnswerDocument::unanswered(how).with_inbox_id(id);
+                // The question is in the inbox's store: it is kept when the inbox is back.
+                if why != Leaving::Cancelled {
+                    document.hint = Some(super::hub::resume_hint(id, None));
+                }
+                document
             }
-            .with_inbox_id(id),
         }
     }
 

@@ -60,8 +60,43 @@ pub struct Listed<'a> {
     pub asked_at: String,
     #[serde(rename = "expiresAt", skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<String>,
+    /// Set while the question waits without its asker (collect later).
+    #[serde(rename = "askerGone", skip_serializing_if = "Option::is_none")]
+    pub asker_gone: Option<Gone>,
     /// The question's prompt document, as `ask_user prompt` prints it.
     pub document: &'a RawValue,
+}
+
+/// The "asker gone" mark of a pending question.
+#[derive(Debug, Serialize)]
+pub struct Gone {
+    /// When the asker left.
+    pub since: String,
+    /// Why: `timeout` (its own time ran out), `away` (its client gave up on
+    /// the call), or `disconnected` (killed, or its connection lost for good).
+    pub reason: String,
+    /// When the inbox stops keeping the question (`timed_out` or `asker_gone`).
+    #[serde(rename = "keptUntil")]
+    pub kept_until: String,
+}
+
+/// A decided question as `inbox history` prints it and the page's History shows it.
+#[derive(Debug, Serialize)]
+pub struct HistoryEntry<'a> {
+    #[serde(rename = "inboxId")]
+    pub inbox_id: &'a str,
+    pub source: &'a Source,
+    #[serde(rename = "askedAt")]
+    pub asked_at: String,
+    pub outcome: &'static str,
+    /// Which face decided it: `page`, `cli`, `asker` or `inbox`.
+    pub face: &'static str,
+    #[serde(rename = "decidedAt")]
+    pub decided_at: String,
+    /// Its prompt document.
+    pub question: &'a RawValue,
+    /// The answer document its asker got (or gets on resume).
+    pub answer: &'a RawValue,
 }
 
 /// How the person or an asker ends a question.
@@ -74,6 +109,9 @@ pub enum Action {
     Replies(Vec<String>, Vec<Option<String>>),
     /// The page's Decline.
     Decline,
+    /// The page's Dismiss, for a question whose asker is gone: a later
+    /// resume gets `cancelled: true` (reason `dismissed`), never an answer.
+    Dismiss,
     /// `inbox cancel`, or the asker cancelled.
     Cancel,
 }
@@ -84,8 +122,21 @@ pub enum Action {
 pub enum Leaving {
     /// Its own time ran out.
     Timeout,
-    /// It was cancelled (Ctrl-C, a signal, an MCP cancel).
+    /// It was cancelled (Ctrl-C, a signal, `inbox cancel`).
     Cancelled,
+    /// Its client gave up on the call (an MCP `notifications/cancelled`,
+    /// often a host's own tool timeout): the question is kept, as for a timeout.
+    Away,
+}
+
+impl Leaving {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Leaving::Timeout => "timeout",
+            Leaving::Cancelled => "cancelled",
+            Leaving::Away => "away",
+        }
+    }
 }
 
 /// What the page hears about.
@@ -107,8 +158,12 @@ pub enum Change {
 struct Open {
     prompt: Prompt,
     asked_at: Millis,
-    /// Its [`Listed`] JSON.
-    listed: Arc<str>,
+    source: Source,
+    expires_at: Option<Millis>,
+    /// Its prompt document (one line of JSON).
+    document: String,
+    /// The "asker gone" mark: when and why its asker left.
+    gone: Option<(Millis, String)>,
     /// The outcome's document, once there is one.
     outcome: watch::Sender<Option<Arc<str>>>,
     /// Wait connections open for it.
@@ -120,8 +175,11 @@ struct Open {
 pub struct Hub {
     state: Mutex<State>,
     changes: broadcast::Sender<Change>,
-    /// How long a question may have no asker waiting before it is withdrawn.
+    /// How long a question may have no asker waiting before it is marked "asker gone".
     grace: Duration,
+    /// How long a question is kept after its asker left (collect later), and
+    /// an outcome can be resumed after it was decided.
+    retention: Duration,
 }
 
 struct State {
@@ -131,8 +189,9 @@ struct State {
 
 impl Hub {
     /// Loads the pending questions of `store`. Their askers get `grace` to
-    /// come back (they reconnect with backoff after an inbox restart).
-    pub fn new(store: Store, grace: Duration) -> Result<Hub, AskError> {
+    /// come back (they reconnect with backoff after an inbox restart); a
+    /// question without its asker is kept for `retention`.
+    pub fn new(store: Store, grace: Duration, retention: Duration) -> Result<Hub, AskError> {
         let now = Instant::now();
         let mut open = HashMap::new();
         for stored in store.pending().map_err(store_error)? {
@@ -141,19 +200,15 @@ impl Hub {
             let Ok(prompt) = crate::prompt::parse_input_or_prompt(question.input.as_bytes()) else {
                 continue;
             };
-            let listed = listed_json(
-                &stored.id,
-                &question.source,
-                question.asked_at,
-                question.expires_at,
-                &question.prompt,
-            )?;
             open.insert(
                 stored.id,
                 Open {
                     prompt,
                     asked_at: question.asked_at,
-                    listed,
+                    source: question.source.clone(),
+                    expires_at: question.expires_at,
+                    document: question.prompt.clone(),
+                    gone: stored.gone.clone(),
                     outcome: watch::Sender::new(None),
                     waiters: 0,
                     absent_since: Some(now),
@@ -164,6 +219,7 @@ impl Hub {
             state: Mutex::new(State { store, open }),
             changes: broadcast::Sender::new(CHANGES_BUFFER),
             grace,
+            retention,
         })
     }
 
@@ -192,24 +248,19 @@ impl Hub {
             })
             .map_err(store_error)?;
         if created {
-            let listed = listed_json(
-                &id,
-                &request.source,
+            let open = Open {
+                prompt,
                 asked_at,
-                request.expires_at,
-                &document,
-            )?;
-            state.open.insert(
-                id.clone(),
-                Open {
-                    prompt,
-                    asked_at,
-                    listed: Arc::clone(&listed),
-                    outcome: watch::Sender::new(None),
-                    waiters: 0,
-                    absent_since: Some(Instant::now()),
-                },
-            );
+                source: request.source.clone(),
+                expires_at: request.expires_at,
+                document,
+                gone: None,
+                outcome: watch::Sender::new(None),
+                waiters: 0,
+                absent_since: Some(Instant::now()),
+            };
+            let listed = self.listed(&id, &open)?;
+            state.open.insert(id.clone(), open);
             let _ = self.changes.send(Change::Asked(listed));
         }
         Ok(Asked { inbox_id: id })
@@ -217,14 +268,37 @@ impl Hub {
 
     /// Every pending question, oldest first, as [`Listed`] JSON.
     pub fn list(&self) -> Vec<Arc<str>> {
-        listed_in_order(&self.state())
+        self.listed_in_order(&self.state())
     }
 
     /// The pending questions now, and every change after them.
     pub fn subscribe(&self) -> (Vec<Arc<str>>, broadcast::Receiver<Change>) {
         // Under the lock, so that no change falls between the two.
         let state = self.state();
-        (listed_in_order(&state), self.changes.subscribe())
+        (self.listed_in_order(&state), self.changes.subscribe())
+    }
+
+    /// The decided questions, the most recently decided first (at most
+    /// `limit`), as [`HistoryEntry`] JSON lines.
+    pub fn history(&self, limit: Option<usize>) -> Result<Vec<String>, AskError> {
+        let stored = self.state().store.history(limit).map_err(store_error)?;
+        let mut lines = Vec::with_capacity(stored.len());
+        for item in &stored {
+            let Some(decision) = &item.decision else {
+                continue;
+            };
+            lines.push(crate::document_line(&HistoryEntry {
+                inbox_id: &item.id,
+                source: &item.question.source,
+                asked_at: rfc3339(item.question.asked_at),
+                outcome: decision.outcome.as_str(),
+                face: decision.face.as_str(),
+                decided_at: rfc3339(decision.at),
+                question: stored_json(&item.question.prompt)?,
+                answer: stored_json(&decision.document)?,
+            }));
+        }
+        Ok(lines)
     }
 
     /// Waits for question `id`: its document at once when it has an outcome,
@@ -233,8 +307,16 @@ impl Hub {
         let mut state = self.state();
         if let Some(open) = state.open.get_mut(id) {
             open.waiters += 1;
-            let came_back = open.absent_since.take().is_some();
+            let mut came_back = open.absent_since.take().is_some();
             let outcome = open.outcome.subscribe();
+            if open.gone.take().is_some() {
+                // A resume: the question has its asker again.
+                came_back = true;
+                state
+                    .store
+                    .mark_back(id, store::now_ms())
+                    .map_err(store_error)?;
+            }
             drop(state);
             if came_back {
                 let _ = self.changes.send(Change::Presence {
@@ -249,9 +331,26 @@ impl Hub {
             }));
         }
         match decision(&state.store, id)? {
+            Some(decision) if self.expired(&decision, store::now_ms()) => {
+                Err(self.expired_question(id))
+            }
             Some(decision) => Ok(Wait::Done(decision.document.into())),
             None => Err(unknown_question(id)),
         }
+    }
+
+    /// Whether a decided question can no longer be resumed: its outcome is
+    /// older than the retention time, or the inbox itself ended it because
+    /// nobody answered within that time.
+    fn expired(&self, decision: &Decision, now: Millis) -> bool {
+        decision.face == Face::Inbox || decision.at.saturating_add(millis(self.retention)) <= now
+    }
+
+    fn expired_question(&self, id: &str) -> AskError {
+        AskError::UnknownQuestion(Detail::new(format!(
+            "question {id} has expired: the inbox keeps a question {} after its asker left or it was answered; ask it again",
+            human(self.retention)
+        )))
     }
 
     /// Ends question `id` by `action`, done through `face`: the first outcome
@@ -277,6 +376,11 @@ impl Hub {
                 Outcome::Declined,
                 AnswerDocument::unanswered(Unanswered::Declined),
             ),
+            Action::Dismiss => {
+                let mut document = AnswerDocument::unanswered(Unanswered::Cancelled);
+                document.reason = Some("dismissed".into());
+                (Outcome::Dismissed, document)
+            }
             Action::Cancel => (
                 Outcome::Cancelled,
                 AnswerDocument::unanswered(Unanswered::Cancelled),
@@ -285,9 +389,12 @@ impl Hub {
         self.close(&mut state, id, outcome, face, document)
     }
 
-    /// The asker leaves (`why`) without an answer: the question ends timed out
-    /// or cancelled, unless it already has an outcome, whose document is
-    /// returned then (an answer that beat the asker's timeout still reaches it).
+    /// The asker leaves (`why`) without an answer. Cancelled, the question
+    /// ends cancelled. On a timeout or a client's give-up it stays open,
+    /// marked "asker gone", for the retention time (collect later), and the
+    /// asker gets a timed-out (or cancelled) document whose `hint` says how
+    /// to resume. A question that already has an outcome returns its
+    /// document (an answer that beat the asker's timeout still reaches it).
     pub fn leave(&self, id: &str, why: Leaving) -> Result<Arc<str>, AskError> {
         let mut state = self.state();
         if !state.open.contains_key(id) {
@@ -296,34 +403,98 @@ impl Hub {
                 None => Err(unknown_question(id)),
             };
         }
-        let (outcome, how) = match why {
-            Leaving::Timeout => (Outcome::TimedOut, Unanswered::TimedOut),
-            Leaving::Cancelled => (Outcome::Cancelled, Unanswered::Cancelled),
+        let how = match why {
+            Leaving::Cancelled => {
+                let document = AnswerDocument::unanswered(Unanswered::Cancelled);
+                return self.close(&mut state, id, Outcome::Cancelled, Face::Asker, document);
+            }
+            Leaving::Timeout => Unanswered::TimedOut,
+            Leaving::Away => Unanswered::Cancelled,
         };
-        let document = AnswerDocument::unanswered(how);
-        self.close(&mut state, id, outcome, Face::Asker, document)
+        self.mark_gone(&mut state, id, why.as_str(), store::now_ms())?;
+        let mut document = AnswerDocument::unanswered(how).with_inbox_id(id);
+        document.hint = Some(resume_hint(id, Some(self.retention)));
+        Ok(crate::document_line(&document).into())
     }
 
-    /// Withdraws every question whose asker has been away longer than the
-    /// grace time (killed, or its connection lost for good). Returns their ids.
-    pub fn sweep(&self, now: Instant) -> Vec<String> {
+    /// Marks a pending question "asker gone" (once; the first reason stays)
+    /// and tells the pages.
+    fn mark_gone(
+        &self,
+        state: &mut State,
+        id: &str,
+        reason: &str,
+        at: Millis,
+    ) -> Result<(), AskError> {
+        let Some(open) = state.open.get_mut(id) else {
+            return Ok(());
+        };
+        if open.gone.is_some() {
+            return Ok(());
+        }
+        state.store.mark_gone(id, reason, at).map_err(store_error)?;
+        if let Some(open) = state.open.get_mut(id) {
+            open.gone = Some((at, reason.to_string()));
+        }
+        let _ = self.changes.send(Change::Presence {
+            id: id.to_string(),
+            present: false,
+        });
+        Ok(())
+    }
+
+    /// Marks "asker gone" every question whose asker has been away longer
+    /// than the grace time (killed, or its connection lost for good), and
+    /// ends every question kept longer than the retention time after its
+    /// asker left: `timed_out` when it left by its timeout, else
+    /// `asker_gone`. `now` and `wall` are the same moment on the monotonic
+    /// and the wall clock. Returns the ids it ended.
+    pub fn sweep(&self, now: Instant, wall: Millis) -> Vec<String> {
         let mut state = self.state();
-        let gone: Vec<String> = state
+        let absent: Vec<String> = state
             .open
             .iter()
             .filter(|(_, open)| {
-                open.absent_since
-                    .is_some_and(|since| now.saturating_duration_since(since) >= self.grace)
+                open.gone.is_none()
+                    && open
+                        .absent_since
+                        .is_some_and(|since| now.saturating_duration_since(since) >= self.grace)
             })
             .map(|(id, _)| id.clone())
             .collect();
-        gone.into_iter()
-            .filter(|id| {
-                let mut document = AnswerDocument::unanswered(Unanswered::Cancelled);
-                document.reason = Some("asker gone".into());
-                self.close(&mut state, id, Outcome::AskerGone, Face::Inbox, document)
+        for id in absent {
+            let _ = self.mark_gone(&mut state, &id, "disconnected", wall);
+        }
+        let retention = millis(self.retention);
+        let expired: Vec<(String, Outcome)> = state
+            .open
+            .iter()
+            .filter_map(|(id, open)| {
+                let (since, reason) = open.gone.as_ref()?;
+                (since.saturating_add(retention) <= wall).then(|| {
+                    let outcome = if reason == Leaving::Timeout.as_str() {
+                        Outcome::TimedOut
+                    } else {
+                        Outcome::AskerGone
+                    };
+                    (id.clone(), outcome)
+                })
+            })
+            .collect();
+        expired
+            .into_iter()
+            .filter(|(id, outcome)| {
+                let document = if *outcome == Outcome::TimedOut {
+                    AnswerDocument::unanswered(Unanswered::TimedOut)
+                } else {
+                    let mut document = AnswerDocument::unanswered(Unanswered::Cancelled);
+                    document.reason = Some("asker gone".into());
+                    document
+                };
+                self.close(&mut state, id, *outcome, Face::Inbox, document)
                     .is_ok()
             })
+            .map(|(id, _)| id)
             .collect()
     }
 
@@ -414,34 +585,65 @@ impl Drop for Waiter {
     }
 }
 
-fn listed_in_order(state: &State) -> Vec<Arc<str>> {
-    let mut open: Vec<(&String, &Open)> = state.open.iter().collect();
-    open.sort_by(|(a_id, a), (b_id, b)| a.asked_at.cmp(&b.asked_at).then(a_id.cmp(b_id)));
-    open.into_iter()
-        .map(|(_, open)| Arc::clone(&open.listed))
-        .collect()
+impl Hub {
+    fn listed_in_order(&self, state: &State) -> Vec<Arc<str>> {
+        let mut open: Vec<(&String, &Open)> = state.open.iter().collect();
+        open.sort_by(|(a_id, a), (b_id, b)| a.asked_at.cmp(&b.asked_at).then(a_id.cmp(b_id)));
+        open.into_iter()
+            .filter_map(|(id, open)| self.listed(id, open).ok())
+            .collect()
+    }
+
+    /// A pending question as [`Listed`] JSON.
+    fn listed(&self, id: &str, open: &Open) -> Result<Arc<str>, AskError> {
+        let document = stored_json(&open.document)?;
+        let listed = Listed {
+            inbox_id: id,
+            source: &open.source,
+            asked_at: rfc3339(open.asked_at),
+            expires_at: open.expires_at.map(rfc3339),
+            asker_gone: open.gone.as_ref().map(|(since, reason)| Gone {
+                since: rfc3339(*since),
+                reason: reason.clone(),
+                kept_until: rfc3339(since.saturating_add(millis(self.retention))),
+            }),
+            document,
+        };
+        Ok(crate::document_line(&listed).into())
+    }
 }
 
-fn listed_json(
-    id: &str,
-    source: &Source,
-    asked_at: Millis,
-    expires_at: Option<Millis>,
-    document: &str,
-) -> Result<Arc<str>, AskError> {
-    let document: Box<RawValue> = serde_json::from_str(document).map_err(|e| {
-        AskError::InternalError(Detail::new(format!(
-            "a stored prompt document is not JSON ({e})"
-        )))
-    })?;
-    let listed = Listed {
-        inbox_id: id,
-        source,
-        asked_at: rfc3339(asked_at),
-        expires_at: expires_at.map(rfc3339),
-        document: &document,
-    };
-    Ok(crate::document_line(&listed).into())
+fn stored_json(text: &str) -> Result<&RawValue, AskError> {
+    serde_json::from_str(text).map_err(|e| {
+        AskError::InternalError(Detail::new(format!("a stored document is not JSON ({e})")))
+    })
+}
+
+fn millis(duration: Duration) -> Millis {
+    Millis::try_from(duration.as_millis()).unwrap_or(Millis::MAX)
+}
+
+/// A duration as people write it: `24 h`, `90 min`, `5 s`.
+pub fn human(duration: Duration) -> String {
+    let secs = duration.as_secs();
+    if secs >= 3600 && secs % 3600 == 0 {
+        format!("{} h", secs / 3600)
+    } else if secs >= 60 && secs % 60 == 0 {
+        format!("{} min", secs / 60)
+    } else {
+        format!("{secs} s")
+    }
+}
+
+/// The one sentence a timed-out document gives the model: how to collect
+/// the answer later. `kept`: the inbox's retention, when known.
+pub fn resume_hint(id: &str, kept: Option<Duration>) -> String {
+    let how_long = kept
+        .map(|kept| format!(" for {}", human(kept)))
+        .unwrap_or_default();
+    format!(
+        "Nobody answered yet, but the question stays open in the inbox{how_long}: to collect the person's answer later, call this tool again with the input {{\"resume\": \"{id}\"}} instead of a question (it waits if there is no answer yet)."
+    )
 }
 
 fn check_request(request: &AskRequest) -> Result<(), AskError> {
@@ -542,10 +744,12 @@ mod tests {
 
     const SELECT: &str = r#"{"question":"Deploy where?","options":["Staging","Production"]}"#;
 
+    const DAY: Duration = Duration::from_secs(86_400);
+
     fn hub(grace: Duration) -> (tempfile::TempDir, Arc<Hub>) {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("inbox.sqlite3")).unwrap();
-        (dir, Arc::new(Hub::new(store, grace).unwrap()))
+        (dir, Arc::new(Hub::new(store, grace, DAY).unwrap()))
     }
 
     fn request(key: &str, input: &str) -> AskRequest {
@@ -651,14 +855,15 @@ mod tests {
     fn a_retry_is_the_same_question_and_a_restart_keeps_pending_ones() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("inbox.sqlite3");
-        let hub = Hub::new(Store::open(&path).unwrap(), Duration::from_secs(60)).unwrap();
+        let hub = Hub::new(Store::open(&path).unwrap(), Duration::from_secs(60), DAY).unwrap();
         let first = hub.ask(&request("k1", SELECT)).unwrap().inbox_id;
         assert_eq!(hub.ask(&request("k1", SELECT)).unwrap().inbox_id, first);
         let second = hub.ask(&request("k2", SELECT)).unwrap().inbox_id;
         hub.decide(&second, Action::Decline, Face::Page).unwrap();
         let third = hub.ask(&request("k3", SELECT)).unwrap().inbox_id;
         drop(hub);
-        let hub = Arc::new(Hub::new(Store::open(&path).unwrap(), Duration::from_secs(60)).unwrap());
+        let hub =
+            Arc::new(Hub::new(Store::open(&path).unwrap(), Duration::from_secs(60), DAY).unwrap());
         let ids: Vec<String> = hub
             .list()
             .iter()
@@ -679,31 +884,44 @@ mod tests {
     }
 
     #[test]
-    fn a_question_without_its_asker_is_withdrawn_after_the_grace_time() {
+    fn a_question_without_its_asker_is_marked_gone_then_kept_for_the_retention_time() {
         let (_dir, hub) = hub(Duration::from_secs(5));
         let id = hub.ask(&request("k1", SELECT)).unwrap().inbox_id;
         let start = Instant::now();
+        let wall = store::now_ms();
         let Wait::Pending(waiter) = hub.wait(&id).unwrap() else {
             panic!("pending");
         };
         assert!(
-            hub.sweep(start + Duration::from_secs(60)).is_empty(),
+            hub.sweep(start + Duration::from_secs(60), wall).is_empty(),
             "present"
         );
+        assert!(value(&hub.list()[0]).get("askerGone").is_none());
         drop(waiter);
         assert_eq!(hub.is_present(&id), Some(false));
+        assert!(hub.sweep(Instant::now(), wall).is_empty());
         assert!(
-            hub.sweep(Instant::now()).is_empty(),
+            value(&hub.list()[0]).get("askerGone").is_none(),
             "within the grace time"
         );
-        let withdrawn = hub.sweep(Instant::now() + Duration::from_secs(6));
-        assert_eq!(withdrawn, std::slice::from_ref(&id));
-        let Wait::Done(document) = hub.wait(&id).unwrap() else {
-            panic!("done");
-        };
-        let document = value(&document);
-        assert_eq!(document["cancelled"], true);
-        assert_eq!(document["reason"], "asker gone");
+        // After the grace time: marked, not ended.
+        let later = Instant::now() + Duration::from_secs(6);
+        assert!(hub.sweep(later, wall).is_empty());
+        let listed = value(&hub.list()[0]);
+        assert_eq!(listed["askerGone"]["reason"], "disconnected");
+        assert_eq!(listed["askerGone"]["since"], rfc3339(wall).as_str());
+        assert_eq!(
+            listed["askerGone"]["keptUntil"],
+            rfc3339(wall + 86_400_000).as_str()
+        );
+        // A day later, the inbox ends it: asker gone, and a resume is refused.
+        let ended = hub.sweep(later, wall + 86_400_000);
+        assert_eq!(ended, std::slice::from_ref(&id));
+        assert!(hub.list().is_empty());
+        let err = hub.wait(&id).err().unwrap();
+        assert_eq!(err.code(), "UNKNOWN_QUESTION");
+        assert!(err.message().contains("has expired"), "{err}");
+        assert!(err.message().contains("24 h"), "{err}");
         let err = hub
             .decide(
                 &id,
@@ -712,6 +930,132 @@ mod tests {
             )
             .unwrap_err();
         assert!(err.message().contains("its asker went away"), "{err}");
+        let history = hub.history(None).unwrap();
+        assert_eq!(history.len(), 1);
+        let entry = value(&history[0]);
+        assert_eq!(
+            (entry["outcome"].as_str(), entry["face"].as_str()),
+            (Some("asker_gone"), Some("inbox"))
+        );
+        assert_eq!(entry["answer"]["reason"], "asker gone");
+    }
+
+    #[test]
+    fn an_asker_that_times_out_leaves_its_question_open_for_a_resume() {
+        let (_dir, hub) = hub(Duration::from_secs(60));
+        let id = hub.ask(&request("k1", SELECT)).unwrap().inbox_id;
+        let Wait::Pending(waiter) = hub.wait(&id).unwrap() else {
+            panic!("pending");
+        };
+        let left = value(&hub.leave(&id, Leaving::Timeout).unwrap());
+        drop(waiter);
+        assert_eq!(left["timedOut"], true);
+        assert_eq!(left["inboxId"], id.as_str());
+        let hint = left["hint"].as_str().unwrap();
+        assert!(hint.contains(&format!(r#"{{"resume": "{id}"}}"#)), "{hint}");
+        assert!(hint.contains("for 24 h"), "{hint}");
+        assert_eq!(hint.matches(". ").count(), 0, "one sentence: {hint}");
+        assert_eq!(value(&hub.list()[0])["askerGone"]["reason"], "timeout");
+        assert!(hub.history(None).unwrap().is_empty(), "not decided");
+        // Answered meanwhile; the resume gets it at once.
+        let answered = hub
+            .decide(
+                &id,
+                Action::Replies(vec!["Staging".into()], vec![]),
+                Face::Page,
+            )
+            .unwrap();
+        let Wait::Done(resumed) = hub.wait(&id).unwrap() else {
+            panic!("done");
+        };
+        assert_eq!(resumed, answered);
+        assert_eq!(value(&resumed)["answers"][0]["values"][0], "Staging");
+        // An outcome older than the retention time has expired.
+        let decided = hub
+            .state()
+            .store
+            .get(&id)
+            .unwrap()
+            .unwrap()
+            .decision
+            .unwrap();
+        assert!(!hub.expired(&decided, decided.at + 86_399_999));
+        assert!(hub.expired(&decided, decided.at + 86_400_000));
+    }
+
+    #[test]
+    fn a_resume_clears_the_mark_and_a_retention_end_after_a_timeout_is_timed_out() {
+        let (_dir, hub) = hub(Duration::from_secs(60));
+        let id = hub.ask(&request("k1", SELECT)).unwrap().inbox_id;
+        hub.leave(&id, Leaving::Away).unwrap();
+        assert_eq!(value(&hub.list()[0])["askerGone"]["reason"], "away");
+        let Wait::Pending(waiter) = hub.wait(&id).unwrap() else {
+            panic!("pending");
+        };
+        assert!(value(&hub.list()[0]).get("askerGone").is_none(), "back");
+        let left = value(&hub.leave(&id, Leaving::Timeout).unwrap());
+        assert_eq!(left["timedOut"], true);
+        drop(waiter);
+        let wall = store::now_ms();
+        assert!(hub.sweep(Instant::now(), wall + 86_399_000).is_empty());
+        assert_eq!(hub.sweep(Instant::now(), wall + 86_401_000), [id.clone()]);
+        let entry = value(&hub.history(Some(1)).unwrap()[0]);
+        assert_eq!(entry["outcome"], "timed_out");
+        assert_eq!(entry["answer"]["timedOut"], true);
+        let kinds: Vec<String> = hub
+            .state()
+            .store
+            .events(&id)
+            .unwrap()
+            .into_iter()
+            .map(|(_, kind, detail)| format!("{kind} {}", detail.unwrap_or_default()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "asked ",
+                "asker_left away",
+                "asker_back ",
+                "asker_left timeout",
+                "decided timed_out/inbox"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_dismissed_question_resumes_as_cancelled() {
+        let (_dir, hub) = hub(Duration::from_secs(60));
+        let id = hub.ask(&request("k1", SELECT)).unwrap().inbox_id;
+        hub.leave(&id, Leaving::Timeout).unwrap();
+        let dismissed = value(&hub.decide(&id, Action::Dismiss, Face::Page).unwrap());
+        let Wait::Done(resumed) = hub.wait(&id).unwrap() else {
+            panic!("done");
+        };
+        let resumed = value(&resumed);
+        assert_eq!(resumed, dismissed);
+        assert_eq!(
+            (
+                &resumed["cancelled"],
+                &resumed["answered"],
+                &resumed["reason"]
+            ),
+            (
+                &serde_json::json!(true),
+                &serde_json::json!(false),
+                &serde_json::json!("dismissed")
+            )
+        );
+        assert_eq!(resumed["answers"], serde_json::json!([]));
+    }
+
+    #[test]
+    fn human_durations() {
+        assert_eq!(human(Duration::from_secs(86_400)), "24 h");
+        assert_eq!(human(Duration::from_secs(3600)), "1 h");
+        assert_eq!(human(Duration::from_secs(5400)), "90 min");
+        assert_eq!(human(Duration::from_secs(60)), "1 min");
+        assert_eq!(human(Duration::from_secs(90)), "90 s");
+        assert_eq!(human(Duration::from_secs(2)), "2 s");
     }
 
     #[test]

@@ -41,9 +41,15 @@ pub struct ServeOptions {
     pub open_browser: bool,
     /// Replace the stored token with a new one.
     pub new_token: bool,
-    /// How long a question may be without its asker before it is withdrawn.
+    /// How long a question may be without its asker before it is marked "asker gone".
     pub asker_grace: Duration,
+    /// How long a question is kept after its asker gave up (`--retention`),
+    /// and an outcome can be resumed.
+    pub retention: Duration,
 }
+
+/// `--retention` when not given.
+pub const DEFAULT_RETENTION: Duration = Duration::from_secs(24 * 3600);
 
 /// `ask_user inbox`: serves the inbox until SIGINT, SIGTERM or SIGHUP.
 /// Nothing is printed on stdout unless it cannot start (an error document).
@@ -85,7 +91,7 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
             folder.store_path().display()
         ))
     })?;
-    let hub = Arc::new(Hub::new(store, options.asker_grace)?);
+    let hub = Arc::new(Hub::new(store, options.asker_grace, options.retention)?);
     let port = options.port;
     let server = Server::bind(port, Limits::default())
         .map_err(|e| match e {
@@ -125,7 +131,7 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
             let mut sweep = tokio::time::interval(SWEEP_EVERY);
             tokio::select! {
                 () = asker::flag_set(stop) => {}
-                _ = async { loop { sweep.tick().await; hub.sweep(Instant::now()); } } => {}
+                _ = async { loop { sweep.tick().await; hub.sweep(Instant::now(), store::now_ms()); } } => {}
             }
         }
     };
@@ -144,6 +150,22 @@ pub fn list() -> Result<Vec<String>, AskError> {
         Ok(listed
             .into_iter()
             .map(|item| item.get().to_string())
+            .collect())
+    })
+}
+
+/// `ask_user inbox history [--limit N]`: one JSON line per decided
+/// question, the most recently decided first.
+pub fn history(limit: Option<usize>) -> Result<Vec<String>, AskError> {
+    let path = match limit {
+        Some(limit) => format!("/api/history?limit={limit}"),
+        None => "/api/history".to_string(),
+    };
+    run(|client| async move {
+        let entries: Vec<Box<RawValue>> = client.get(&path).await?;
+        Ok(entries
+            .into_iter()
+            .map(|entry| entry.get().to_string())
             .collect())
     })
 }

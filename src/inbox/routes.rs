@@ -8,10 +8,12 @@
 //! | `GET /` | page | the page (token in the query) |
 //! | `GET /api/events` | page | server-sent events: `snapshot`, `asked`, `closed`, `presence` |
 //! | `GET /api/questions` | `inbox list` | the pending questions, oldest first |
+//! | `GET /api/history?limit=N` | page, `inbox history` | the decided questions, newest first |
 //! | `POST /api/ask` | askers | a new question → `{"inboxId"}` |
 //! | `GET /api/questions/ID/wait` | askers | server-sent events: heartbeats, then the outcome document |
 //! | `POST /api/questions/ID/answer` | page | the page's answer |
 //! | `POST /api/questions/ID/decline` | page | Decline |
+//! | `POST /api/questions/ID/dismiss` | page | Dismiss (a question whose asker is gone) |
 //! | `POST /api/questions/ID/reply` | `inbox answer` | `{"replies":[…],"notes":[…]}` (notes optional) |
 //! | `POST /api/questions/ID/cancel` | `inbox cancel` | cancel |
 //! | `POST /api/questions/ID/leave` | askers | `{"reason":"timeout"\|"cancelled"}` |
@@ -69,10 +71,15 @@ impl App for Inbox {
             (Method::GET, "/") => page(),
             (Method::GET, "/api/events") => self.page_events(),
             (Method::GET, "/api/questions") => self.list(),
+            (Method::GET, "/api/history") => self.history(request.query("limit")),
             (Method::POST, "/api/ask") => self.ask(request).await,
             (method, path) => match question_route(path) {
                 Some((id, verb)) => self.question(method, id, verb, request).await,
-                None if matches!(path, "/" | "/api/events" | "/api/questions" | "/api/ask") => {
+                None if matches!(
+                    path,
+                    "/" | "/api/events" | "/api/questions" | "/api/history" | "/api/ask"
+                ) =>
+                {
                     Reply::text(405, "method not allowed")
                 }
                 None => Reply::text(404, "not found"),
@@ -127,6 +134,29 @@ impl Inbox {
         Reply::json(200, &items)
     }
 
+    fn history(&self, limit: Option<&str>) -> Reply {
+        let limit = match limit.map(str::parse::<usize>) {
+            None => None,
+            Some(Ok(limit)) => Some(limit),
+            Some(Err(_)) => {
+                return error_reply(&AskError::InvalidField(Detail::at(
+                    "limit must be a whole number of entries (0 or more)",
+                    "limit",
+                )));
+            }
+        };
+        match self.hub.history(limit) {
+            Ok(lines) => {
+                let items: Vec<&RawValue> = lines
+                    .iter()
+                    .filter_map(|line| serde_json::from_str(line).ok())
+                    .collect();
+                Reply::json(200, &items)
+            }
+            Err(err) => error_reply(&err),
+        }
+    }
+
     async fn ask(&self, request: Request) -> Reply {
         let ask: AskRequest = match read_json(request).await {
             Ok(ask) => ask,
@@ -152,7 +182,7 @@ impl Inbox {
         }
         if method != Method::POST {
             return match verb {
-                "wait" | "answer" | "decline" | "reply" | "cancel" | "leave" => {
+                "wait" | "answer" | "decline" | "dismiss" | "reply" | "cancel" | "leave" => {
                     Reply::text(405, "method not allowed")
                 }
                 _ => Reply::text(404, "not found"),
@@ -165,6 +195,10 @@ impl Inbox {
             },
             "decline" => match read_json::<Nothing>(request).await {
                 Ok(Nothing {}) => self.hub.decide(id, Action::Decline, Face::Page),
+                Err(reply) => return reply,
+            },
+            "dismiss" => match read_json::<Nothing>(request).await {
+                Ok(Nothing {}) => self.hub.decide(id, Action::Dismiss, Face::Page),
                 Err(reply) => return reply,
             },
             "reply" => match read_json::<Replies>(request).await {

@@ -339,6 +339,17 @@ impl Store {
         statement.query_map([], read_row)?.collect()
     }
 
+    /// The decided questions, the most recently decided first; at most
+    /// `limit` of them (`None`: all).
+    pub fn history(&self, limit: Option<usize>) -> Result<Vec<Stored>> {
+        let limit = limit.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
+        let mut statement = self.conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM questions WHERE outcome IS NOT NULL
+             ORDER BY decided_at DESC, rowid DESC LIMIT ?1"
+        ))?;
+        statement.query_map([limit], read_row)?.collect()
+    }
+
     /// Writes a question's outcome, if it has none yet: the first writer wins.
     pub fn decide(&mut self, id: &str, decision: &Decision) -> Result<Decided> {
         let tx = self
@@ -706,6 +717,41 @@ mod tests {
                 ("decided".to_string(), Some("asker_gone/inbox".to_string())),
             ]
         );
+    }
+
+    #[test]
+    fn history_is_the_decided_questions_newest_first() {
+        let (_dir, mut store) = temp_store();
+        let mut ids = Vec::new();
+        for (n, outcome) in [Outcome::Answered, Outcome::Dismissed, Outcome::TimedOut]
+            .into_iter()
+            .enumerate()
+        {
+            let (id, _) = store.ask(&question(&format!("k{n}"), 1_000)).unwrap();
+            let mut decided = decision(outcome, Face::Page, "{}");
+            decided.at = 10_000 + i64::try_from(n).unwrap();
+            store.decide(&id, &decided).unwrap();
+            ids.push(id);
+        }
+        store.ask(&question("pending", 1_000)).unwrap();
+        let listed = |limit| -> Vec<(String, Outcome)> {
+            store
+                .history(limit)
+                .unwrap()
+                .into_iter()
+                .map(|q| (q.id, q.decision.unwrap().outcome))
+                .collect()
+        };
+        assert_eq!(
+            listed(None),
+            [
+                (ids[2].clone(), Outcome::TimedOut),
+                (ids[1].clone(), Outcome::Dismissed),
+                (ids[0].clone(), Outcome::Answered),
+            ]
+        );
+        assert_eq!(listed(Some(1)), [(ids[2].clone(), Outcome::TimedOut)]);
+        assert!(listed(Some(0)).is_empty());
     }
 
     #[test]

@@ -12,6 +12,7 @@ use rmcp::service::RequestContext;
 use super::progress::Waiting;
 use super::{log, result};
 use crate::inbox::asker::{self, AskerOptions, Target};
+use crate::inbox::hub::Leaving;
 use crate::inbox::state::Lookup;
 use crate::model::Prompt;
 use crate::prompt::PromptDocument;
@@ -36,23 +37,39 @@ pub async fn ask_in_inbox(
             ));
         }
     };
+    wait_in_inbox(Target::Ask(input), timeout, context).await
+}
+
+/// `{"resume": id}`: the outcome of a question asked through the inbox
+/// before, at once if it has one, else a wait for it (whichever fallback
+/// this server has: only the inbox keeps questions).
+pub async fn resume_in_inbox(
+    id: String,
+    timeout: Option<Duration>,
+    context: &RequestContext<RoleServer>,
+) -> CallToolResult {
+    wait_in_inbox(Target::Resume(id), timeout, context).await
+}
+
+async fn wait_in_inbox(
+    target: Target,
+    timeout: Option<Duration>,
+    context: &RequestContext<RoleServer>,
+) -> CallToolResult {
     let options = AskerOptions {
         lookup: Lookup::from_env(),
         source: asker::local_source(context.client_info().map(|info| info.name)),
         timeout,
+        // A client's cancel is often its own tool timeout: keep the question.
+        on_cancel: Leaving::Away,
     };
     let mut waiting = Waiting::new(context, timeout);
-    let asked = asker::ask(
-        Target::Ask(input),
-        options,
-        context.ct.cancelled(),
-        |id, endpoint| {
-            log(format_args!(
-                "asked in the inbox ({}/), question {id}",
-                endpoint.base
-            ))
-        },
-    );
+    let asked = asker::ask(target, options, context.ct.cancelled(), |id, endpoint| {
+        log(format_args!(
+            "asked in the inbox ({}/), question {id}",
+            endpoint.base
+        ))
+    });
     tokio::pin!(asked);
     let outcome = loop {
         tokio::select! {

@@ -21,8 +21,10 @@ use crate::prompt::PromptDocument;
 /// What the model reads next to a relayed prompt document.
 pub const RELAY_NOTE: &str = "This MCP client cannot show a form, so nobody has been asked yet. Show rendered_markdown to the person and end your turn; their reply is the answer (see answer_instructions). Do not answer for them.";
 
+/// With the document's `hint` (how to resume a question the inbox keeps)
+/// also as a text block of its own, for the model to read.
 pub fn answered(document: &AnswerDocument) -> CallToolResult {
-    structured(document, None)
+    structured(document, document.hint.as_deref())
 }
 
 pub fn error(err: &AskError) -> CallToolResult {

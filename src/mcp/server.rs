@@ -17,9 +17,10 @@ use serde_json::Value;
 use super::fallback::reach_person;
 use super::form::{Dialect, Form};
 use super::progress::Waiting;
-use super::{Fallback, Options, log, page, result};
+use super::{Fallback, Options, inbox, log, page, result};
 use crate::answer::{AnswerDocument, Unanswered};
 use crate::error::{AskError, Detail};
+use crate::input::Request;
 use crate::model::Prompt;
 
 /// The key of our one elicitation inside an `InputRequiredResult`.
@@ -121,7 +122,11 @@ impl ServerHandler for AskUserServer {
             ));
         }
         let prompt = match parse_arguments(request.arguments.clone()) {
-            Ok(prompt) => prompt,
+            Ok(Request::Ask { prompt, .. }) => prompt,
+            Ok(Request::Resume(id)) => {
+                let timeout = self.options.default_timeout;
+                return Ok(inbox::resume_in_inbox(id, timeout, &context).await.into());
+            }
             Err(err) => return Ok(result::error(&err).into()),
         };
         let timeout = prompt
@@ -144,11 +149,12 @@ impl ServerHandler for AskUserServer {
     }
 }
 
-/// Arguments → model, exactly as the toolbox face reads its input.
-fn parse_arguments(arguments: Option<rmcp::model::JsonObject>) -> Result<Prompt, AskError> {
+/// Arguments → a question (read exactly as the toolbox face reads its
+/// input) or a resume.
+fn parse_arguments(arguments: Option<rmcp::model::JsonObject>) -> Result<Request, AskError> {
     let value = arguments.map(Value::Object).unwrap_or(Value::Null);
     crate::input::check_size(&serde_json::to_vec(&value).unwrap_or_default())?;
-    crate::input::parse_object(&crate::input::into_object(value)?)
+    crate::input::request_from_object(crate::input::into_object(value)?)
 }
 
 /// Whether the client declared form elicitation (an empty `elicitation: {}` means form).
