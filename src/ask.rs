@@ -3,6 +3,8 @@
 //! plain lines), the answer page, the inbox, or auto (the inbox when one
 //! runs, else the terminal).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::answer::AnswerDocument;
@@ -124,6 +126,10 @@ fn ask_in_inbox(
         ),
     };
     let interrupt = interrupt_on_signals();
+    let away = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
+        let _ = signal_hook::flag::register(signal, Arc::clone(&away));
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -134,9 +140,17 @@ fn ask_in_inbox(
             lookup,
             source: asker::local_source(None),
             timeout,
-            on_cancel: Leaving::Cancelled,
         },
-        asker::flag_set(interrupt),
+        async move {
+            asker::flag_set(interrupt).await;
+            // SIGTERM or SIGHUP: a host ending the call (its tool timeout),
+            // not a person cancelling; the inbox keeps the question.
+            if away.load(Ordering::SeqCst) {
+                Leaving::Away
+            } else {
+                Leaving::Cancelled
+            }
+        },
         |id, endpoint| {
             eprintln!(
                 "ask_user: asked in the inbox ({}/), question {id}; waiting for the answer",

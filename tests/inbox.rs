@@ -545,44 +545,84 @@ fn ask_auto_and_execute_with_ask_user_ui_go_to_the_running_inbox() {
     inbox.stop();
 }
 
-fn the_askers_own_timeout_signal_and_kill_close_its_question() {
+fn the_askers_own_timeout_signals_and_kill_leave_its_question_as_collect_later_says() {
     let dir = state();
     let inbox = Inbox::start_with(dir.path(), &["--port", "0", "--asker-grace", "1"]);
-    // Its own timeout: 124 with the inboxId; the inbox closes it as timed out.
+    // Its own timeout: 124 with the inboxId and the resume hint; the
+    // question stays open, marked "asker gone".
     let started = Instant::now();
     let timed = Asker::ask(dir.path(), DATABASE, &["--timeout", "1"]);
     let id = timed.id.clone();
-    assert_eq!(timed.finish(), (124, unanswered(&id, false, None)));
+    let (code, document) = timed.finish();
+    assert_eq!(code, 124);
+    let hint = assert_kept(&document, &unanswered(&id, false, None), "24 h");
+    assert!(hint.contains(&format!(r#"{{"resume": "{id}"}}"#)), "{hint}");
     assert!(started.elapsed() >= Duration::from_secs(1));
+    let listed = inbox.list();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0]["askerGone"]["reason"], "timeout");
+    assert_eq!(run(dir.path(), &["inbox", "cancel", &id]).0, 0);
+    // SIGINT: a person cancelling: cancelled (130) in the asker and in the inbox.
+    let asker = Asker::ask(dir.path(), DATABASE, &[]);
+    signal(asker.child.id(), "INT");
+    let id = asker.id.clone();
+    assert_eq!(asker.finish(), (130, unanswered(&id, true, None)));
     assert!(inbox.list().is_empty());
-    assert_error(
-        run(dir.path(), &["inbox", "answer", &id, "--reply", "1"]),
-        "ALREADY_ANSWERED",
-        "timed out",
-    );
-    // SIGINT and SIGTERM: cancelled (130) in the asker and in the inbox.
-    for name in ["INT", "TERM"] {
+    // SIGTERM and SIGHUP: a host ending the call; 130, and the question is kept.
+    for name in ["TERM", "HUP"] {
         let asker = Asker::ask(dir.path(), DATABASE, &[]);
         signal(asker.child.id(), name);
         let id = asker.id.clone();
-        assert_eq!(asker.finish(), (130, unanswered(&id, true, None)));
-        assert!(inbox.list().is_empty(), "{name}");
+        let (code, document) = asker.finish();
+        assert_eq!(code, 130, "{name}");
+        assert_kept(&document, &unanswered(&id, true, None), "24 h");
+        let listed = inbox.list();
+        assert_eq!(listed.len(), 1, "{name}");
+        assert_eq!(listed[0]["askerGone"]["reason"], "away", "{name}");
+        assert_eq!(run(dir.path(), &["inbox", "cancel", &id]).0, 0);
     }
-    // kill -9: nobody says goodbye; the question is withdrawn after the grace time.
+    // kill -9: nobody says goodbye; after the grace time it is marked, not withdrawn.
     let mut killed = Asker::ask(dir.path(), DATABASE, &[]);
     let id = killed.id.clone();
     assert_eq!(inbox.ids(), std::slice::from_ref(&id));
     killed.child.kill().unwrap();
     killed.child.wait().unwrap();
-    until(Duration::from_secs(20), "the withdrawal", || {
-        inbox.list().is_empty()
+    until(Duration::from_secs(20), "the asker gone mark", || {
+        inbox.list()[0].get("askerGone").is_some()
     });
-    assert_error(
-        run(dir.path(), &["inbox", "answer", &id, "--reply", "1"]),
-        "ALREADY_ANSWERED",
-        "its asker went away",
-    );
+    assert_eq!(inbox.list()[0]["askerGone"]["reason"], "disconnected");
+    assert_eq!(inbox.ids(), std::slice::from_ref(&id));
     inbox.stop();
+}
+
+/// Asserts `document` is `expected` plus a one-sentence `hint` saying how
+/// long the question is kept; returns the hint.
+fn assert_kept(document: &Value, expected: &Value, kept: &str) -> String {
+    let mut without = document.clone();
+    let hint = without
+        .as_object_mut()
+        .unwrap()
+        .remove("hint")
+        .unwrap_or_else(|| panic!("no hint in {document}"));
+    assert_eq!(&without, expected);
+    // Key order: the hint comes after inboxId, before answers.
+    let keys: Vec<&String> = document.as_object().unwrap().keys().collect();
+    let at = |key: &str| keys.iter().position(|k| *k == key).unwrap();
+    assert!(
+        at("inboxId") + 1 == at("hint") && at("hint") + 1 == at("answers"),
+        "{keys:?}"
+    );
+    let hint = hint.as_str().unwrap().to_string();
+    assert!(
+        hint.contains(&format!("for {kept}")) || kept.is_empty(),
+        "{hint}"
+    );
+    assert!(hint.contains(r#"{"resume": ""#), "{hint}");
+    assert!(
+        hint.ends_with('.') && !hint.trim_end_matches('.').contains(". "),
+        "one sentence: {hint}"
+    );
+    hint
 }
 
 fn two_answers_at_once_the_first_wins() {
@@ -697,9 +737,12 @@ fn askers_waiting_on_a_stopped_inbox_neither_spin_nor_give_up() {
     std::thread::sleep(Duration::from_secs(2));
     let spent = cpu_ticks(waiting.child.id()) - before;
     assert!(spent < 30, "the asker spent {spent} ticks in 2 s waiting");
-    // The timed one gives up on its own time, not before: 124, with its inboxId.
+    // The timed one gives up on its own time, not before: 124, with its
+    // inboxId and the resume hint (the inbox keeps it once it is back).
     let timed_id = timed.id.clone();
-    assert_eq!(timed.finish(), (124, unanswered(&timed_id, false, None)));
+    let (code, document) = timed.finish();
+    assert_eq!(code, 124);
+    assert_kept(&document, &unanswered(&timed_id, false, None), "");
     assert!(started.elapsed() >= Duration::from_secs(3));
     let inbox = Inbox::start_with(dir.path(), &["--port", &port]);
     assert!(inbox.ids().contains(&waiting.id));
@@ -1082,15 +1125,38 @@ fn a_whole_tool_input_fits_an_ask_and_more_is_refused() {
 /// Runs tests/mcp/py_client.py against `mcp --fallback inbox --no-elicitation`
 /// with `arguments`, in the state folder `dir`; its JSON output.
 fn mcp_call(python: &Path, dir: &Path, arguments: &Value) -> std::thread::JoinHandle<Value> {
-    let scenario = json!({
+    mcp_calls(python, dir, &[], &[arguments.clone()])
+}
+
+/// The same with `extra` server arguments and one call per item of `calls`,
+/// in one session.
+fn mcp_calls(
+    python: &Path,
+    dir: &Path,
+    extra: &[&str],
+    calls: &[Value],
+) -> std::thread::JoinHandle<Value> {
+    let mut server_args = vec![
         // `env` carries the state folder: the SDK passes the server a short,
         // fixed environment of its own.
+        format!("ASK_USER_STATE_DIR={}", dir.display()),
+        BIN.to_string(),
+        "mcp".into(),
+        "--fallback".into(),
+        "inbox".into(),
+        "--no-elicitation".into(),
+    ];
+    server_args.extend(extra.iter().map(|arg| arg.to_string()));
+    let calls: Vec<Value> = calls
+        .iter()
+        .map(|arguments| json!({"arguments": arguments}))
+        .collect();
+    let scenario = json!({
         "binary": "/usr/bin/env",
-        "server_args": [format!("ASK_USER_STATE_DIR={}", dir.display()), BIN,
-                        "mcp", "--fallback", "inbox", "--no-elicitation"],
+        "server_args": server_args,
         "mode": "legacy",
         "elicit": false,
-        "calls": [{"arguments": arguments}],
+        "calls": calls,
     });
     let mut child = Command::new(python)
         .arg(tests_dir("mcp").join("py_client.py"))
@@ -1237,12 +1303,374 @@ fn the_page_works_with_the_keyboard_and_passes_axe_in_light_and_dark() {
     inbox.stop();
 }
 
+// ---- Collect later and history (issue 13) ----
+
+/// `{"resume": id}` through `ask --ui inbox` (plus `args`): (code, stdout).
+fn resume(dir: &Path, id: &str, args: &[&str]) -> (i32, String) {
+    let mut command = command(dir, &["ask", "--ui", "inbox", "-"]);
+    command.args(args);
+    run_with_input(&mut command, format!(r#"{{"resume":"{id}"}}"#).as_bytes())
+}
+
+fn document(stdout: &str) -> Value {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout:?}"))
+}
+
+/// `inbox history` (plus `args`), one JSON value per line.
+fn history(dir: &Path, args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["inbox", "history"];
+    all.extend_from_slice(args);
+    let (code, stdout) = run(dir, &all);
+    assert_eq!(code, 0, "{stdout}");
+    stdout.lines().map(document).collect()
+}
+
+fn a_timed_out_question_is_answered_in_the_page_then_resumed_and_a_dismissed_one_resumes_cancelled()
+{
+    let chromium = chromium(&["playwright-core"]);
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let mut ids = Vec::new();
+    for input in [DATABASE, EXTRAS] {
+        let asker = Asker::ask(dir.path(), input, &["--timeout", "1"]);
+        let id = asker.id.clone();
+        let (code, document) = asker.finish();
+        assert_eq!(code, 124);
+        assert_kept(&document, &unanswered(&id, false, None), "24 h");
+        ids.push(id);
+    }
+    // The page answers the first and dismisses the second, then searches History.
+    let browser = browser_on(&chromium, "inbox-collect", &inbox);
+    let said = browser.wait().assert_passed("inbox-collect");
+    eprint!("{said}");
+    // The answer, at once: nobody needs to be there any more.
+    let (code, stdout) = resume(dir.path(), &ids[0], &[]);
+    assert_eq!((code, document(&stdout)), (0, database_answer(&ids[0], 2)));
+    // Dismissed: cancelled, never an answer.
+    let (code, stdout) = resume(dir.path(), &ids[1], &[]);
+    assert_eq!(
+        (code, document(&stdout)),
+        (130, unanswered(&ids[1], true, Some("dismissed")))
+    );
+    let entries = history(dir.path(), &[]);
+    let outcomes: Vec<(&str, &str, &str)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e["inboxId"].as_str().unwrap(),
+                e["outcome"].as_str().unwrap(),
+                e["face"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            (ids[1].as_str(), "dismissed", "page"),
+            (ids[0].as_str(), "answered", "page")
+        ]
+    );
+    inbox.stop();
+}
+
+fn history_lists_every_outcome_exactly_and_expired_ids_are_unknown() {
+    let dir = state();
+    assert_error(
+        run(dir.path(), &["inbox", "history"]),
+        "NO_INBOX",
+        "ask_user inbox",
+    );
+    let inbox = Inbox::start_with(
+        dir.path(),
+        &["--port", "0", "--asker-grace", "1", "--retention", "5s"],
+    );
+    assert!(history(dir.path(), &[]).is_empty());
+    // (id, outcome, face, the document its asker got or gets on resume)
+    let mut expected: Vec<(String, &str, &str, Value)> = Vec::new();
+
+    let asker = Asker::ask(dir.path(), DATABASE, &[]);
+    let id = asker.id.clone();
+    assert_eq!(
+        run(dir.path(), &["inbox", "answer", &id, "--reply", "1"]).0,
+        0
+    );
+    let (code, got) = asker.finish();
+    assert_eq!(code, 0);
+    expected.push((id, "answered", "cli", got));
+
+    // Declined, as the page sends it.
+    let asker = Asker::ask(dir.path(), DATABASE, &[]);
+    let id = asker.id.clone();
+    let declined = inbox.request("POST", &format!("/api/questions/{id}/decline"), "{}");
+    assert_eq!(declined.status, 200, "{}", declined.body);
+    let (code, got) = asker.finish();
+    assert_eq!(code, 130);
+    expected.push((id, "declined", "page", got));
+
+    let asker = Asker::ask(dir.path(), DATABASE, &[]);
+    let id = asker.id.clone();
+    assert_eq!(run(dir.path(), &["inbox", "cancel", &id]).0, 0);
+    let (code, got) = asker.finish();
+    assert_eq!(code, 130);
+    expected.push((id, "cancelled", "cli", got));
+
+    // A killed asker's question: marked gone, answered, then resumed.
+    let mut killed = Asker::ask(dir.path(), EXTRAS, &[]);
+    let id = killed.id.clone();
+    killed.child.kill().unwrap();
+    killed.child.wait().unwrap();
+    until(Duration::from_secs(20), "the asker gone mark", || {
+        inbox
+            .list()
+            .iter()
+            .any(|q| q["inboxId"] == id.as_str() && q.get("askerGone").is_some())
+    });
+    let (code, stdout) = run(dir.path(), &["inbox", "answer", &id, "--reply", "1,3"]);
+    assert_eq!(code, 0);
+    let answer = document(&stdout);
+    let (code, stdout) = resume(dir.path(), &id, &[]);
+    assert_eq!((code, document(&stdout)), (0, answer.clone()));
+    assert_eq!(answer["answers"][0]["values"], json!(["Redis", "NATS"]));
+    expected.push((id, "answered", "cli", answer));
+
+    // Timed out, then dismissed in the page: a resume is cancelled.
+    let asker = Asker::ask(dir.path(), DATABASE, &["--timeout", "1"]);
+    let id = asker.id.clone();
+    assert_eq!(asker.finish().0, 124);
+    let dismissed = inbox.request("POST", &format!("/api/questions/{id}/dismiss"), "{}");
+    assert_eq!(dismissed.status, 200, "{}", dismissed.body);
+    let (code, stdout) = resume(dir.path(), &id, &[]);
+    let got = document(&stdout);
+    assert_eq!(
+        (code, &got),
+        (130, &unanswered(&id, true, Some("dismissed")))
+    );
+    expected.push((id.clone(), "dismissed", "page", got));
+    let dismissed_id = id;
+
+    // Nobody answers: a timed-out asker's question ends timed_out, a killed
+    // one's asker_gone, once the retention time is over.
+    let asker = Asker::ask(dir.path(), DATABASE, &["--timeout", "1"]);
+    let timed_out = asker.id.clone();
+    assert_eq!(asker.finish().0, 124);
+    let mut killed = Asker::ask(dir.path(), DATABASE, &[]);
+    let gone = killed.id.clone();
+    killed.child.kill().unwrap();
+    killed.child.wait().unwrap();
+    until(Duration::from_secs(30), "the retention's end", || {
+        history(dir.path(), &[]).len() == 7
+    });
+    expected.push((
+        timed_out.clone(),
+        "timed_out",
+        "inbox",
+        unanswered(&timed_out, false, None),
+    ));
+    expected.push((
+        gone.clone(),
+        "asker_gone",
+        "inbox",
+        unanswered(&gone, true, Some("asker gone")),
+    ));
+    assert!(inbox.list().is_empty());
+
+    // Expired and unknown ids: UNKNOWN_QUESTION, exit 1.
+    for id in [&timed_out, &gone, &expected[0].0] {
+        assert_error(
+            resume(dir.path(), id, &[]),
+            "UNKNOWN_QUESTION",
+            "has expired: the inbox keeps a question 5 s",
+        );
+    }
+    assert_error(
+        resume(dir.path(), "7hq2k9mc", &[]),
+        "UNKNOWN_QUESTION",
+        "has no question \"7hq2k9mc\"",
+    );
+
+    // History: every outcome, exactly, the most recently closed first.
+    let entries = history(dir.path(), &[]);
+    assert_eq!(entries.len(), expected.len());
+    let mut decided_before = None;
+    for entry in &entries {
+        let keys: Vec<&str> = entry
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "inboxId",
+                "source",
+                "askedAt",
+                "outcome",
+                "face",
+                "decidedAt",
+                "question",
+                "answer"
+            ]
+        );
+        let id = entry["inboxId"].as_str().unwrap();
+        let (_, outcome, face, answer) = expected.iter().find(|(e, ..)| e == id).unwrap();
+        assert_eq!(
+            (entry["outcome"].as_str(), entry["face"].as_str()),
+            (Some(*outcome), Some(*face)),
+            "{id}"
+        );
+        assert_eq!(&entry["answer"], answer, "{id}");
+        assert!(entry["source"]["pid"].as_u64().is_some(), "{entry}");
+        let question = entry["question"]["prompt"]["question"].as_str().unwrap();
+        assert!(
+            ["Which database?", "Which extras?"].contains(&question),
+            "{entry}"
+        );
+        let (asked, decided) = (
+            entry["askedAt"].as_str().unwrap(),
+            entry["decidedAt"].as_str().unwrap(),
+        );
+        assert!(asked.ends_with('Z') && asked <= decided, "{entry}");
+        if let Some(before) = decided_before {
+            assert!(decided <= before, "newest first: {entries:?}");
+        }
+        decided_before = Some(decided);
+    }
+    let mut outcomes: Vec<&str> = entries
+        .iter()
+        .map(|e| e["outcome"].as_str().unwrap())
+        .collect();
+    outcomes.sort_unstable();
+    assert_eq!(
+        outcomes,
+        [
+            "answered",
+            "answered",
+            "asker_gone",
+            "cancelled",
+            "declined",
+            "dismissed",
+            "timed_out"
+        ]
+    );
+    assert_eq!(history(dir.path(), &["--limit", "2"]), entries[..2]);
+    assert!(history(dir.path(), &["--limit", "0"]).is_empty());
+    // Never rewritten: later answers are refused and change nothing.
+    assert_error(
+        run(
+            dir.path(),
+            &["inbox", "answer", &dismissed_id, "--reply", "1"],
+        ),
+        "ALREADY_ANSWERED",
+        "dismissed in the page",
+    );
+    assert_error(
+        run(dir.path(), &["inbox", "cancel", &timed_out]),
+        "ALREADY_ANSWERED",
+        "timed out",
+    );
+    let refused = inbox.request("POST", &format!("/api/questions/{gone}/dismiss"), "{}");
+    assert_eq!(refused.status, 409);
+    assert_eq!(history(dir.path(), &[]), entries);
+    // The route's own check of a limit the CLI would refuse.
+    let bad = inbox.request("GET", "/api/history?limit=many", "");
+    assert_eq!(bad.status, 422);
+    let error = document(&bad.body);
+    assert_eq!(
+        (
+            error["error"]["code"].as_str(),
+            error["error"]["path"].as_str()
+        ),
+        (Some("INVALID_FIELD"), Some("limit"))
+    );
+    // Usage errors: exit 2, nothing on stdout.
+    for args in [
+        &["inbox", "history", "--limit", "many"][..],
+        &["inbox", "history", "--limit", "-1"],
+        &["inbox", "--retention", "0"],
+        &["inbox", "--retention", "soon"],
+        &["inbox", "--retention", "400d"],
+    ] {
+        let out = command(dir.path(), args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(
+            (out.status.code(), out.stdout.as_slice()),
+            (Some(2), &b""[..]),
+            "{args:?}"
+        );
+        let said = String::from_utf8_lossy(&out.stderr);
+        if args[1] == "--retention" {
+            assert!(
+                said.contains("like 90, 90s, 30m, 24h")
+                    || said.contains("from 1 second to 365 days"),
+                "{said}"
+            );
+        }
+    }
+    inbox.stop();
+}
+
+fn an_mcp_call_times_out_and_resumes_through_the_python_sdk() {
+    let python = mcp_python();
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let arguments: Value = serde_json::from_str(DATABASE).unwrap();
+    let out = mcp_calls(&python, dir.path(), &["--timeout", "1"], &[arguments])
+        .join()
+        .unwrap();
+    // The tool advertises resume, and requires neither field on its own.
+    let schema = &out["tools"][0]["inputSchema"];
+    assert_eq!(schema["properties"]["resume"]["type"], "string", "{schema}");
+    assert!(schema.get("required").is_none(), "{schema}");
+    let result = &out["results"][0];
+    assert_eq!(result["is_error"], false, "{out}");
+    let structured = &result["structured"];
+    let id = structured["inboxId"].as_str().unwrap().to_string();
+    let hint = assert_kept(structured, &unanswered(&id, false, None), "24 h");
+    // The model reads the hint as text of its own, beside the document.
+    assert_eq!(result["texts"].as_array().unwrap().len(), 2, "{result}");
+    assert_eq!(document(result["texts"][0].as_str().unwrap()), *structured);
+    assert_eq!(result["texts"][1], hint.as_str());
+    assert_eq!(inbox.list()[0]["askerGone"]["reason"], "timeout");
+    assert_eq!(
+        run(dir.path(), &["inbox", "answer", &id, "--reply", "2"]).0,
+        0
+    );
+    // A new session, as a model's next turn would be: resume, and an unknown id.
+    let out = mcp_calls(
+        &python,
+        dir.path(),
+        &[],
+        &[json!({"resume": id}), json!({"resume": "7hq2k9mc"})],
+    )
+    .join()
+    .unwrap();
+    let resumed = &out["results"][0];
+    assert_eq!(resumed["is_error"], false, "{out}");
+    assert_eq!(resumed["structured"], database_answer(&id, 2));
+    assert_eq!(resumed["texts"].as_array().unwrap().len(), 1, "{resumed}");
+    let unknown = &out["results"][1];
+    assert_eq!(unknown["is_error"], true, "{out}");
+    let error = document(unknown["texts"][0].as_str().unwrap());
+    assert_eq!(error["error"]["code"], "UNKNOWN_QUESTION");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("has no question"),
+        "{error}"
+    );
+    inbox.stop();
+}
+
 common::harness::main!(
     inbox_answer_and_inbox_cancel_from_another_process_give_0_and_130,
     every_error_of_the_verbs_has_its_code_message_and_exit_code,
     askers_without_an_inbox_say_no_inbox_or_fall_back,
     ask_auto_and_execute_with_ask_user_ui_go_to_the_running_inbox,
-    the_askers_own_timeout_signal_and_kill_close_its_question,
+    the_askers_own_timeout_signals_and_kill_leave_its_question_as_collect_later_says,
     two_answers_at_once_the_first_wins,
     kill_9_with_three_pending_then_a_restart_loses_none,
     #[cfg(target_os = "linux")]
@@ -1260,4 +1688,7 @@ common::harness::main!(
     mcp_without_an_inbox_is_a_no_inbox_error_result,
     three_askers_at_once_are_answered_in_the_page_in_reverse_order,
     the_page_works_with_the_keyboard_and_passes_axe_in_light_and_dark,
+    a_timed_out_question_is_answered_in_the_page_then_resumed_and_a_dismissed_one_resumes_cancelled,
+    history_lists_every_outcome_exactly_and_expired_ids_are_unknown,
+    an_mcp_call_times_out_and_resumes_through_the_python_sdk,
 );

@@ -42,10 +42,6 @@ pub struct AskerOptions {
     pub source: Source,
     /// The asker's own time limit (`None`: it waits as long as it takes).
     pub timeout: Option<Duration>,
-    /// How `cancelled` leaves the question: `Cancelled` (a person's Ctrl-C
-    /// ends it) or `Away` (an MCP client's cancel, often a host's own tool
-    /// timeout: the inbox keeps the question for a resume).
-    pub on_cancel: Leaving,
 }
 
 /// The body of an ask, as [`super::hub::AskRequest`] reads it.
@@ -65,18 +61,20 @@ struct LeaveBody {
 }
 
 /// Asks through the inbox and waits for the outcome, the timeout, or
-/// `cancelled` (a signal, an MCP cancel), whichever comes first. NO_INBOX
+/// `cancelled` (a signal, an MCP cancel), whichever comes first. What
+/// `cancelled` resolves to says how the question is left: `Cancelled` (a
+/// person's Ctrl-C ends it) or `Away` (SIGTERM or SIGHUP, an MCP client's
+/// cancel: often a host's own tool timeout; the inbox keeps the question). NO_INBOX
 /// when no inbox runs at the start; after that, outages are waited out.
 /// `on_asked` hears the question's id and the inbox's address once it is
 /// in the inbox.
 pub async fn ask(
     target: Target,
     options: AskerOptions,
-    cancelled: impl Future<Output = ()>,
+    cancelled: impl Future<Output = Leaving>,
     on_asked: impl FnOnce(&str, &Endpoint),
 ) -> Result<AnswerDocument, AskError> {
     let deadline = options.timeout.map(|t| Instant::now() + t);
-    let on_cancel = options.on_cancel;
     let expires_at = options
         .timeout
         .and_then(|t| Millis::try_from(t.as_millis()).ok())
@@ -113,7 +111,7 @@ pub async fn ask(
             tokio::select! {
                 asked = asker.ask(&body) => asked?,
                 () = &mut until_deadline => return Ok(AnswerDocument::unanswered(Unanswered::TimedOut)),
-                () = &mut cancelled => return Ok(AnswerDocument::unanswered(Unanswered::Cancelled)),
+                _ = &mut cancelled => return Ok(AnswerDocument::unanswered(Unanswered::Cancelled)),
             }
         }
     };
@@ -121,7 +119,7 @@ pub async fn ask(
     tokio::select! {
         outcome = asker.wait(&id) => outcome,
         () = &mut until_deadline => Ok(asker.leave(&id, Leaving::Timeout).await),
-        () = &mut cancelled => Ok(asker.leave(&id, on_cancel).await),
+        why = &mut cancelled => Ok(asker.leave(&id, why).await),
     }
 }
 

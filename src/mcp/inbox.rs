@@ -60,11 +60,14 @@ async fn wait_in_inbox(
         lookup: Lookup::from_env(),
         source: asker::local_source(context.client_info().map(|info| info.name)),
         timeout,
-        // A client's cancel is often its own tool timeout: keep the question.
-        on_cancel: Leaving::Away,
+    };
+    // A client's cancel is often its own tool timeout: the inbox keeps the question.
+    let cancelled = async {
+        context.ct.cancelled().await;
+        Leaving::Away
     };
     let mut waiting = Waiting::new(context, timeout);
-    let asked = asker::ask(target, options, context.ct.cancelled(), |id, endpoint| {
+    let asked = asker::ask(target, options, cancelled, |id, endpoint| {
         log(format_args!(
             "asked in the inbox ({}/), question {id}",
             endpoint.base

@@ -173,6 +173,53 @@ const scenarios = {
     if (end !== "heading") fail(`after the last card, focus is on ${end}, not the heading`);
   },
 
+  // Collect later (tests/inbox.rs): two questions whose askers timed out.
+  // The first ("Which database?") is answered, the second dismissed; then
+  // History shows both and its search narrows them down as one types.
+  async "inbox-collect"(page) {
+    await waitForCards(page, 2);
+    const cards = page.locator("article.card");
+    for (const n of [0, 1]) {
+      const away = cards.nth(n).locator(".away");
+      await away.waitFor({ state: "visible", timeout: 30000 });
+      const said = await away.textContent();
+      if (!said.startsWith("asker gone: kept until")) fail(`the gone mark says ${JSON.stringify(said)}`);
+    }
+    await answerCard(page, cards.nth(0), async (card) => {
+      await card.locator('input[value="o2"]').check();
+    });
+    const dismissed = await cards.nth(0).getAttribute("data-inbox-id");
+    await page.click(`#c-${dismissed}-dismiss`);
+    await page.waitForSelector(`#c-${dismissed}`, { state: "detached" });
+    await page.waitForSelector("#empty:not([hidden])");
+
+    await page.click("#show-history");
+    await page.waitForSelector('body[data-history="loaded"]');
+    if (!(await page.isHidden("#waiting"))) fail("the waiting questions are still shown beside History");
+    const focused = await page.evaluate(() => document.activeElement.id);
+    if (focused !== "history-search") fail(`History opened with the focus on ${focused}, not the search`);
+    const shown = () => page.$$eval("#history-list li:not([hidden])", (nodes) =>
+      nodes.map((n) => `${n.getAttribute("data-outcome")}: ${n.querySelector("h3").textContent} -> ${n.querySelector(".answer").textContent}`));
+    const expect = async (query, want) => {
+      await page.fill("#history-search", query);
+      const got = await shown();
+      if (JSON.stringify(got) !== JSON.stringify(want)) fail(`searching ${JSON.stringify(query)} shows ${JSON.stringify(got)}, not ${JSON.stringify(want)}`);
+    };
+    const dismissedLine = "dismissed: Which extras? -> No answer (dismissed)";
+    const answeredLine = "answered: Which database? -> SQLite";
+    await expect("", [dismissedLine, answeredLine]);
+    await expectText(page, "#history-count", "2 questions");
+    await expect("DATABASE", [answeredLine]);
+    await expectText(page, "#history-count", "1 of 2 questions match");
+    // An option that was offered, not chosen, finds its question too.
+    await expect("kafka", [dismissedLine]);
+    await expect("which sqlite", [answeredLine]);
+    await expect("nothing like this", []);
+    await expect("", [dismissedLine, answeredLine]);
+    await page.click("#show-history");
+    if (await page.isHidden("#waiting")) fail("the waiting questions did not come back");
+  },
+
   // The README pictures of the inbox: three questions, light and dark.
   async "inbox-screenshot"(page) {
     await waitForCards(page, 3);
