@@ -95,7 +95,14 @@ fn describe_formats_for_other_hosts() {
 
     let mcp = run_with(&["describe", "--format", "mcp"], &[], b"").doc();
     assert_eq!(mcp["name"], "ask_user");
-    check_input_schema(&mcp["inputSchema"]);
+    // The MCP tool also takes {"resume": inboxId} (collect later, README), so
+    // neither question nor options is required there on its own.
+    let mut input = mcp["inputSchema"].clone();
+    assert_eq!(input.as_object_mut().unwrap().remove("required"), None);
+    let resume = input["properties"].as_object_mut().unwrap().remove("resume");
+    assert_eq!(resume.unwrap()["type"], "string");
+    input["required"] = json!(["question", "options"]);
+    check_input_schema(&input);
     assert_eq!(mcp["outputSchema"]["type"], "object");
     // The answer document, or (fallback prompt) the prompt document to relay.
     let output = &mcp["outputSchema"]["anyOf"];
