@@ -99,7 +99,10 @@ fn describe_formats_for_other_hosts() {
     // neither question nor options is required there on its own.
     let mut input = mcp["inputSchema"].clone();
     assert_eq!(input.as_object_mut().unwrap().remove("required"), None);
-    let resume = input["properties"].as_object_mut().unwrap().remove("resume");
+    let resume = input["properties"]
+        .as_object_mut()
+        .unwrap()
+        .remove("resume");
     assert_eq!(resume.unwrap()["type"], "string");
     input["required"] = json!(["question", "options"]);
     check_input_schema(&input);

@@ -1346,8 +1346,13 @@ fn a_timed_out_question_is_answered_in_the_page_then_resumed_and_a_dismissed_one
     // The answer, at once: nobody needs to be there any more.
     let (code, stdout) = resume(dir.path(), &ids[0], &[]);
     assert_eq!((code, document(&stdout)), (0, database_answer(&ids[0], 2)));
-    // Dismissed: cancelled, never an answer.
-    let (code, stdout) = resume(dir.path(), &ids[1], &[]);
+    // Dismissed: cancelled, never an answer (resumed by execute this time).
+    let mut execute = command(dir.path(), &[]);
+    execute
+        .env("TOOLBOX_ACTION", "execute")
+        .env("ASK_USER_UI", "inbox");
+    let input = format!(r#"{{"resume":"{}"}}"#, ids[1]);
+    let (code, stdout) = run_with_input(&mut execute, input.as_bytes());
     assert_eq!(
         (code, document(&stdout)),
         (130, unanswered(&ids[1], true, Some("dismissed")))

@@ -16,7 +16,7 @@
 //! | `POST /api/questions/ID/dismiss` | page | Dismiss (a question whose asker is gone) |
 //! | `POST /api/questions/ID/reply` | `inbox answer` | `{"replies":[…],"notes":[…]}` (notes optional) |
 //! | `POST /api/questions/ID/cancel` | `inbox cancel` | cancel |
-//! | `POST /api/questions/ID/leave` | askers | `{"reason":"timeout"\|"cancelled"}` |
+//! | `POST /api/questions/ID/leave` | askers | `{"reason":"timeout"\|"cancelled"\|"away"}` |
 
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
