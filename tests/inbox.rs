@@ -1125,7 +1125,7 @@ fn a_whole_tool_input_fits_an_ask_and_more_is_refused() {
 /// Runs tests/mcp/py_client.py against `mcp --fallback inbox --no-elicitation`
 /// with `arguments`, in the state folder `dir`; its JSON output.
 fn mcp_call(python: &Path, dir: &Path, arguments: &Value) -> std::thread::JoinHandle<Value> {
-    mcp_calls(python, dir, &[], &[arguments.clone()])
+    mcp_calls(python, dir, &[], std::slice::from_ref(arguments))
 }
 
 /// The same with `extra` server arguments and one call per item of `calls`,

@@ -626,9 +626,9 @@ fn millis(duration: Duration) -> Millis {
 /// A duration as people write it: `24 h`, `90 min`, `5 s`.
 pub fn human(duration: Duration) -> String {
     let secs = duration.as_secs();
-    if secs >= 3600 && secs % 3600 == 0 {
+    if secs >= 3600 && secs.is_multiple_of(3600) {
         format!("{} h", secs / 3600)
-    } else if secs >= 60 && secs % 60 == 0 {
+    } else if secs >= 60 && secs.is_multiple_of(60) {
         format!("{} min", secs / 60)
     } else {
         format!("{secs} s")
@@ -998,7 +998,10 @@ mod tests {
         drop(waiter);
         let wall = store::now_ms();
         assert!(hub.sweep(Instant::now(), wall + 86_399_000).is_empty());
-        assert_eq!(hub.sweep(Instant::now(), wall + 86_401_000), [id.clone()]);
+        assert_eq!(
+            hub.sweep(Instant::now(), wall + 86_401_000),
+            std::slice::from_ref(&id)
+        );
         let entry = value(&hub.history(Some(1)).unwrap()[0]);
         assert_eq!(entry["outcome"], "timed_out");
         assert_eq!(entry["answer"]["timedOut"], true);
