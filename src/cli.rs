@@ -155,7 +155,7 @@ pub enum Command {
     )]
     Setup(SetupArgs),
     /// Serve the inbox: one page for every question from every asker on this machine.
-    /// With a verb: list, answer or cancel its questions from any terminal.
+    /// With a verb: list, answer or cancel its questions, or print its history, from any terminal.
     #[command(
         args_conflicts_with_subcommands = true,
         after_help = "Askers find the inbox through inbox.json in the state folder ($ASK_USER_STATE_DIR,\n\
