@@ -435,3 +435,33 @@ pub fn parse_retention(text: &str) -> Result<Duration, String> {
     }
     Ok(retention)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retention_takes_seconds_or_a_unit_within_a_second_to_a_year() {
+        let secs = Duration::from_secs;
+        for (text, want) in [
+            ("90", secs(90)),
+            (" 90s ", secs(90)),
+            ("30m", secs(1800)),
+            ("24h", secs(86_400)),
+            ("1.5h", secs(5400)),
+            ("7d", secs(7 * 86_400)),
+            ("1", secs(1)),
+            ("365d", secs(365 * 86_400)),
+        ] {
+            assert_eq!(parse_retention(text), Ok(want), "{text}");
+        }
+        for text in ["", "h", "soon", "24x", "-1h", "NaNs"] {
+            let err = parse_retention(text).unwrap_err();
+            assert!(err.contains("is not a time"), "{text}: {err}");
+        }
+        for text in ["0", "0.5", "366d", "9000h"] {
+            let err = parse_retention(text).unwrap_err();
+            assert!(err.contains("from 1 second to 365 days"), "{text}: {err}");
+        }
+    }
+}
