@@ -11,6 +11,7 @@ use crate::answer::AnswerDocument;
 use crate::error::{AskError, Detail};
 use crate::inbox::asker::{self, AskerOptions, Target};
 use crate::inbox::hub::Leaving;
+use crate::inbox::metrics::AskingFace;
 use crate::inbox::state::Lookup;
 use crate::input::Request;
 use crate::tty::{LineChannel, Terminal, ask_plain, form_timeout};
@@ -42,6 +43,11 @@ pub struct AskOptions {
     /// Whether the input comes on stdin (then `plain` cannot read the
     /// person's replies there).
     pub input_from_stdin: bool,
+    /// Who asks: `ask` or the toolbox's execute (the inbox counts by it).
+    pub face: AskingFace,
+    /// `--bell`: ring the terminal (and a desktop notification) when the
+    /// question is shown there.
+    pub bell: bool,
 }
 
 /// Asks on the chosen face and returns the answer document. The input is
@@ -59,8 +65,11 @@ pub fn ask(
         }
         // Without a terminal, stdin and stderr when stdin is free (a pipe pair).
         Ui::Plain => {
-            let channel = LineChannel::open(options.input_from_stdin)?;
+            let mut channel = LineChannel::open(options.input_from_stdin)?;
             let prompt = needs_no_inbox(read_request()?)?;
+            if options.bell {
+                channel.ring()?;
+            }
             let timeout = form_timeout(options.timeout, &prompt);
             ask_plain(channel, &prompt, timeout)
         }
@@ -91,11 +100,14 @@ pub fn ask(
 }
 
 fn ask_on_tty(
-    terminal: Terminal,
+    mut terminal: Terminal,
     request: Request,
     options: &AskOptions,
 ) -> Result<AnswerDocument, AskError> {
     let prompt = needs_no_inbox(request)?;
+    if options.bell {
+        terminal.ring(&prompt)?;
+    }
     let timeout = form_timeout(options.timeout, &prompt);
     crate::tty::ask(terminal, &prompt, timeout)
 }
@@ -140,6 +152,7 @@ fn ask_in_inbox(
             lookup,
             source: asker::local_source(None),
             timeout,
+            face: options.face,
         },
         async move {
             asker::flag_set(interrupt).await;

@@ -195,6 +195,15 @@ pub struct InboxArgs {
     /// Make a new token: bookmarks of the page stop working.
     #[arg(long)]
     pub new_token: bool,
+    /// Run CMD for each new question, with its prompt document on stdin: a bridge to
+    /// ntfy, Slack, a phone. CMD runs as `/bin/sh -c CMD` with ASK_USER_INBOX_ID,
+    /// ASK_USER_QUESTION and ASK_USER_ASKER set; a failing or slow CMD is logged, never fatal.
+    /// Without it: ASK_USER_NOTIFY_CMD (empty: none).
+    #[arg(long, value_name = "CMD")]
+    pub notify: Option<String>,
+    /// Seconds --notify's CMD may run before it (and its process group) is killed.
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_notify_limit)]
+    pub notify_timeout: Duration,
     /// Seconds a question may be without its asker (killed, disconnected)
     /// before it is marked "asker gone".
     #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_wait, hide = true)]
@@ -283,6 +292,11 @@ pub struct AskArgs {
     /// The notes paired with their replies (filled in by [`Cli::parse_args`]).
     #[arg(skip)]
     pub notes: Vec<Option<String>>,
+    /// When the question is shown on the terminal, ring its bell and send a desktop
+    /// notification (OSC 9 and OSC 777: iTerm2, WezTerm, kitty, foot, Windows Terminal).
+    /// --ui plain rings the bell only (a BEL byte, no escape sequence).
+    #[arg(long)]
+    pub bell: bool,
 }
 
 pub use ask_user::ask::Ui;
@@ -394,6 +408,17 @@ pub fn parse_seconds(text: &str) -> Result<Duration, String> {
         .ok()
         .and_then(|s| Duration::try_from_secs_f64(s).ok())
         .ok_or_else(|| format!("{text:?} is not a number of seconds (like 30 or 0.5)"))
+}
+
+/// `inbox --notify-timeout`: more than zero, at most an hour.
+pub fn parse_notify_limit(text: &str) -> Result<Duration, String> {
+    let limit = parse_seconds(text)?;
+    if limit.is_zero() || limit > Duration::from_secs(3600) {
+        return Err(format!(
+            "{text:?} is out of range: give more than 0 and at most 3600 seconds"
+        ));
+    }
+    Ok(limit)
 }
 
 /// `mcp --timeout`: as `ask --timeout` (0: no limit of its own), and a

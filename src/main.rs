@@ -14,6 +14,7 @@ use ask_user::ask::AskOptions;
 use ask_user::check;
 use ask_user::describe::{Format, describe};
 use ask_user::error::{AskError, Detail};
+use ask_user::inbox::metrics::AskingFace;
 use ask_user::{exit, print_document};
 
 fn main() -> ExitCode {
@@ -42,6 +43,8 @@ fn toolbox(action: OsString) -> i32 {
                         open: false,
                         timeout: None,
                         input_from_stdin: true,
+                        face: AskingFace::Execute,
+                        bell: false,
                     };
                     answer_exit(ask_user::ask::ask(&options, || ask_user::read_source(None)))
                 }
@@ -133,6 +136,7 @@ fn ask(args: AskArgs) -> i32 {
         timeout,
         reply: replies,
         notes,
+        bell,
         ..
     } = args;
     let env = |name| std::env::var(name).ok();
@@ -156,6 +160,8 @@ fn ask(args: AskArgs) -> i32 {
             open,
             timeout,
             input_from_stdin,
+            face: AskingFace::Ask,
+            bell,
         };
         ask_user::ask::ask(&options, read)
     };
@@ -195,6 +201,12 @@ fn inbox(args: InboxArgs) -> i32 {
                 new_token: args.new_token,
                 asker_grace: args.asker_grace,
                 retention: args.retention,
+                notify: notify_command(args.notify).map(|command| {
+                    ask_user::inbox::notify::Notify {
+                        command,
+                        time_limit: args.notify_timeout,
+                    }
+                }),
             };
             match ask_user::inbox::serve(options) {
                 Ok(()) => exit::OK,
@@ -220,6 +232,12 @@ fn print_lines(lines: Result<Vec<String>, AskError>) -> i32 {
         }
         Err(err) => fail(&err),
     }
+}
+
+/// `--notify`, else `ASK_USER_NOTIFY_CMD`; empty is none.
+fn notify_command(flag: Option<String>) -> Option<String> {
+    flag.or_else(|| std::env::var("ASK_USER_NOTIFY_CMD").ok())
+        .filter(|command| !command.trim().is_empty())
 }
 
 fn answer(file: Option<PathBuf>, replies: &[String], notes: &[Option<String>]) -> i32 {

@@ -39,6 +39,20 @@ pub fn for_terminal(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `text` for a one-line message (a desktop notification, an environment
+/// variable): no controls, whitespace runs and newlines as one space, at most
+/// `max_chars` characters (the last one `…` when cut).
+pub fn one_line(text: &str, max_chars: usize) -> String {
+    let clean = for_terminal(text);
+    let line = clean.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= max_chars {
+        return line;
+    }
+    let mut cut: String = line.chars().take(max_chars.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
 /// True for characters that must not reach a terminal as they are.
 pub fn is_unsafe(c: char) -> bool {
     if c == '\n' || c == '\t' {
@@ -161,6 +175,17 @@ mod tests {
     fn unterminated_sequences_end_the_text() {
         assert_eq!(clean("a\x1b]0;never ends"), "a");
         assert_eq!(clean("a\x1b[12"), "a");
+    }
+
+    #[test]
+    fn one_line_is_clean_single_and_short() {
+        assert_eq!(
+            one_line("  Deploy\n\twhere?\x1b]0;x\x07 ", 40),
+            "Deploy where?"
+        );
+        assert_eq!(one_line("abcdef", 6), "abcdef");
+        assert_eq!(one_line("abcdefg", 6), "abcde…");
+        assert_eq!(one_line("", 6), "");
     }
 
     #[test]

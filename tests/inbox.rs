@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use common::BIN;
 use common::browser::Browser;
-use common::clients::{chromium, mcp_python, tests_dir};
+use common::clients::{chromium, mcp_python, prometheus_python, tests_dir};
 use common::page::{Response, connect, raw_request, read_response};
 #[cfg(target_os = "linux")]
 use common::process::{cpu_ticks, memory_kib};
@@ -83,8 +83,14 @@ impl Inbox {
 
     /// Starts it and reads its address from the line it prints.
     fn start_with(dir: &Path, args: &[&str]) -> Inbox {
-        let mut child = command(dir, &["inbox"])
-            .args(args)
+        let mut inbox = command(dir, &["inbox"]);
+        inbox.args(args);
+        Inbox::spawn(dir, inbox)
+    }
+
+    /// Starts `ask_user inbox …` as `command` has it.
+    fn spawn(dir: &Path, mut command: Command) -> Inbox {
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -870,6 +876,8 @@ fn nothing_without_the_token_reads_or_answers_a_question() {
         ("GET", "/api/events"),
         ("GET", "/api/questions"),
         ("GET", wait_path.as_str()),
+        ("GET", "/metrics"),
+        ("GET", "/metrics?token=0123456789abcdef0123456789abcdef"),
         ("POST", "/api/ask"),
         ("POST", answer_path.as_str()),
     ] {
@@ -1670,6 +1678,374 @@ fn an_mcp_call_times_out_and_resumes_through_the_python_sdk() {
     inbox.stop();
 }
 
+// ---- Attention and metrics (issue 13) ----
+
+/// The inbox's stderr lines from now on, on a channel (read by a thread of
+/// its own, so that waiting for a line can time out).
+fn stderr_lines(inbox: &Inbox) -> std::sync::mpsc::Receiver<String> {
+    use std::os::fd::AsFd;
+    let pipe = inbox.stderr.get_ref().as_fd().try_clone_to_owned().unwrap();
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(std::fs::File::from(pipe)).lines() {
+            let Ok(line) = line else { return };
+            if send.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    receive
+}
+
+/// The next line that contains `needle` (the ones before it are skipped).
+fn said(lines: &std::sync::mpsc::Receiver<String>, needle: &str) -> String {
+    loop {
+        let line = lines
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("the inbox never said {needle:?}"));
+        if line.contains(needle) {
+            return line;
+        }
+    }
+}
+
+/// Whether process `pid` exists and is not a zombie.
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+    })
+}
+
+fn the_notify_command_gets_each_new_questions_prompt_document() {
+    let dir = state();
+    let out = tempfile::tempdir().unwrap();
+    // Written whole (mv), so a file that exists is complete.
+    let notify = format!(
+        r#"cd '{}' && cat > "$ASK_USER_INBOX_ID.part" && printf '%s|%s' "$ASK_USER_QUESTION" "$ASK_USER_ASKER" > "$ASK_USER_INBOX_ID.env" && mv "$ASK_USER_INBOX_ID.part" "$ASK_USER_INBOX_ID.json""#,
+        out.path().display()
+    );
+    let inbox = Inbox::start_with(dir.path(), &["--port", "0", "--notify", &notify]);
+    let mut ask = command(dir.path(), &["ask", "--ui", "inbox", "-"]);
+    ask.env("ASK_USER_SOURCE", "notify-test");
+    let asker = Asker::spawn(ask, DATABASE);
+    let got = out.path().join(format!("{}.json", asker.id));
+    until(Duration::from_secs(30), "the notify command", || {
+        got.exists()
+    });
+    // Byte for byte what `ask_user prompt` prints for the same input.
+    let (code, prompt) = run_with_input(&mut command(dir.path(), &["prompt"]), DATABASE.as_bytes());
+    assert_eq!(code, 0);
+    assert_eq!(std::fs::read_to_string(&got).unwrap(), prompt);
+    let env = std::fs::read_to_string(out.path().join(format!("{}.env", asker.id))).unwrap();
+    assert_eq!(env, "Which database?|notify-test");
+    let id = asker.id.clone();
+    assert_eq!(
+        run(dir.path(), &["inbox", "answer", &id, "--reply", "2"]).0,
+        0
+    );
+    assert_eq!(asker.finish(), (0, database_answer(&id, 2)));
+    // One run for one question.
+    let files = std::fs::read_dir(out.path()).unwrap().count();
+    assert_eq!(files, 2);
+    inbox.stop();
+}
+
+fn a_failing_or_slow_notify_command_changes_nothing_and_is_logged() {
+    let dir = state();
+    let out = tempfile::tempdir().unwrap();
+    let pid_file = out.path().join("slow.pid");
+    let script = format!(
+        r#"case "$ASK_USER_QUESTION" in
+  Fail*) echo "the bridge says no" >&2; exit 3 ;;
+  Slow*) sleep 600 & echo $! > '{0}.part' && mv '{0}.part' '{0}'; wait ;;
+esac"#,
+        pid_file.display()
+    );
+    // ASK_USER_NOTIFY_CMD stands for --notify.
+    let mut start = command(
+        dir.path(),
+        &["inbox", "--port", "0", "--notify-timeout", "8"],
+    );
+    start.env("ASK_USER_NOTIFY_CMD", &script);
+    let inbox = Inbox::spawn(dir.path(), start);
+    let lines = stderr_lines(&inbox);
+
+    let failing = Asker::ask(
+        dir.path(),
+        r#"{"question":"Fail the bridge?","options":["PostgreSQL","SQLite"]}"#,
+        &[],
+    );
+    // Its own stderr reaches the inbox's, then the inbox says it failed.
+    said(&lines, "the bridge says no");
+    assert_eq!(
+        said(&lines, "--notify"),
+        format!(
+            "ask_user inbox: --notify command failed for question {} (exit status: 3)",
+            failing.id
+        )
+    );
+    assert_eq!(inbox.ids(), std::slice::from_ref(&failing.id));
+    let id = failing.id.clone();
+    assert_eq!(
+        run(dir.path(), &["inbox", "answer", &id, "--reply", "1"]).0,
+        0
+    );
+    assert_eq!(failing.finish(), (0, database_answer(&id, 1)));
+
+    let slow = Asker::ask(
+        dir.path(),
+        r#"{"question":"Slow bridge?","options":["PostgreSQL","SQLite"]}"#,
+        &[],
+    );
+    until(Duration::from_secs(30), "the slow command", || {
+        pid_file.exists()
+    });
+    let sleeper: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // Answered while the command runs: the answer does not wait for it.
+    let id = slow.id.clone();
+    assert_eq!(
+        run(dir.path(), &["inbox", "answer", &id, "--reply", "2"]).0,
+        0
+    );
+    assert_eq!(slow.finish(), (0, database_answer(&id, 2)));
+    assert!(alive(sleeper), "the slow command ended before the answer");
+    assert_eq!(
+        said(&lines, "--notify"),
+        format!(
+            "ask_user inbox: --notify command for question {id} ran longer than 8 s and was killed"
+        )
+    );
+    // Killed with its process group: the shell's own child too.
+    until(
+        Duration::from_secs(10),
+        "the slow command's child to end",
+        || !alive(sleeper),
+    );
+    inbox.stop();
+}
+
+fn notify_timeout_out_of_range_is_a_usage_error() {
+    let dir = state();
+    for limit in ["0", "3601", "soon"] {
+        let out = command(dir.path(), &["inbox", "--notify-timeout", limit])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{limit}");
+        assert_eq!(out.stdout, b"");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        let want = if limit == "soon" {
+            "is not a number of seconds"
+        } else {
+            "is out of range: give more than 0 and at most 3600 seconds"
+        };
+        assert!(stderr.contains(want), "{stderr}");
+    }
+}
+
+/// `/metrics` read by Prometheus's own Python parser: every sample as
+/// (name, labels, value).
+fn parse_metrics(python: &Path, text: &str) -> Vec<(String, Value, f64)> {
+    let script = r#"
+import json, sys
+from prometheus_client.parser import text_string_to_metric_families
+print(json.dumps([[s.name, s.labels, s.value, f.type]
+                  for f in text_string_to_metric_families(sys.stdin.read()) for s in f.samples]))
+"#;
+    let (code, out) = run_with_input(Command::new(python).args(["-c", script]), text.as_bytes());
+    assert_eq!(
+        code, 0,
+        "the parser refused:
+{text}"
+    );
+    let samples: Vec<(String, Value, f64, String)> = serde_json::from_str(&out).unwrap();
+    let types: Vec<(&str, &str)> = samples
+        .iter()
+        .map(|(name, _, _, kind)| (name.as_str(), kind.as_str()))
+        .collect();
+    for (name, kind) in types {
+        let want = if name.starts_with("mcp_question_latency_ms") {
+            "histogram"
+        } else {
+            "counter"
+        };
+        assert_eq!(kind, want, "{name}");
+    }
+    samples
+        .into_iter()
+        .map(|(name, labels, value, _)| (name, labels, value))
+        .collect()
+}
+
+fn metrics_count_the_tests_asks_by_face_for_the_token_holder() {
+    let python = prometheus_python();
+    let dir = state();
+    let started = Instant::now();
+    let inbox = Inbox::start(dir.path());
+    // ask, answered from a terminal (inbox answer).
+    let answered = Asker::ask(dir.path(), DATABASE, &[]);
+    let answered_id = answered.id.clone();
+    assert_eq!(
+        run(
+            dir.path(),
+            &["inbox", "answer", &answered_id, "--reply", "2"]
+        )
+        .0,
+        0
+    );
+    assert_eq!(answered.finish().0, 0);
+    // execute with ASK_USER_UI=inbox, cancelled from a terminal.
+    let mut execute = command(dir.path(), &[]);
+    execute
+        .env("TOOLBOX_ACTION", "execute")
+        .env("ASK_USER_UI", "inbox");
+    let cancelled = Asker::spawn(execute, NAME);
+    assert_eq!(run(dir.path(), &["inbox", "cancel", &cancelled.id]).0, 0);
+    assert_eq!(cancelled.finish().0, 130);
+    // ask, timed out by its own --timeout.
+    let timed_out = Asker::ask(dir.path(), EXTRAS, &["--timeout", "1"]);
+    assert_eq!(timed_out.finish().0, 124);
+    // ask, refused a bad reply, then declined in the page.
+    let declined = Asker::ask(dir.path(), DATABASE, &[]);
+    let refused = inbox.request(
+        "POST",
+        &format!("/api/questions/{}/reply", declined.id),
+        r#"{"replies":["9"]}"#,
+    );
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    let decline = format!("/api/questions/{}/decline", declined.id);
+    assert_eq!(inbox.request("POST", &decline, "{}").status, 200);
+    assert_eq!(declined.finish().0, 130);
+    // Errors: an unknown question, a second answer.
+    assert_error(
+        run(dir.path(), &["inbox", "answer", "zzzzzzzz", "--reply", "1"]),
+        "UNKNOWN_QUESTION",
+        "the inbox has no question",
+    );
+    assert_error(
+        run(
+            dir.path(),
+            &["inbox", "answer", &answered_id, "--reply", "1"],
+        ),
+        "ALREADY_ANSWERED",
+        "answered from a terminal",
+    );
+
+    let scraped = inbox.send(
+        "GET",
+        "/metrics",
+        &[
+            ("Host", &inbox.host()),
+            ("Authorization", &format!("Bearer {}", inbox.token)),
+        ],
+        b"",
+    );
+    assert_eq!(scraped.status, 200, "{}", scraped.body);
+    assert_eq!(
+        scraped.header("Content-Type"),
+        Some("text/plain; version=0.0.4; charset=utf-8")
+    );
+    assert_eq!(scraped.header("Cache-Control"), Some("no-store"));
+    let samples = parse_metrics(&python, &scraped.body);
+    let series = |prefix: &str| -> Vec<(Value, f64)> {
+        samples
+            .iter()
+            .filter(|(name, _, _)| name == prefix)
+            .map(|(_, labels, value)| (labels.clone(), *value))
+            .collect()
+    };
+    assert_eq!(
+        series("mcp_tool_calls_total"),
+        [
+            (json!({"face":"ask"}), 3.0),
+            (json!({"face":"execute"}), 1.0),
+            (json!({"face":"mcp"}), 0.0),
+        ]
+    );
+    let mut closed = series("mcp_questions_closed_total");
+    closed.sort_by_key(|(labels, _)| labels.to_string());
+    assert_eq!(
+        closed,
+        [
+            (json!({"face":"ask","outcome":"answered","by":"cli"}), 1.0),
+            (json!({"face":"ask","outcome":"declined","by":"page"}), 1.0),
+            (
+                json!({"face":"ask","outcome":"timed_out","by":"asker"}),
+                1.0
+            ),
+            (
+                json!({"face":"execute","outcome":"cancelled","by":"cli"}),
+                1.0
+            ),
+        ]
+    );
+    let mut errors = series("mcp_errors_total");
+    errors.sort_by_key(|(labels, _)| labels.to_string());
+    assert_eq!(
+        errors,
+        [
+            (json!({"code":"ALREADY_ANSWERED"}), 1.0),
+            (json!({"code":"INVALID_REPLY"}), 1.0),
+            (json!({"code":"UNKNOWN_QUESTION"}), 1.0),
+        ]
+    );
+    // One answer: in the histogram, within the test's own time.
+    assert_eq!(series("mcp_question_latency_ms_count"), [(json!({}), 1.0)]);
+    let sum = series("mcp_question_latency_ms_sum")[0].1;
+    assert!(
+        sum >= 0.0 && sum <= started.elapsed().as_millis() as f64,
+        "{sum}"
+    );
+    let buckets = series("mcp_question_latency_ms_bucket");
+    assert_eq!(buckets.last().unwrap(), &(json!({"le":"+Inf"}), 1.0));
+    assert!(
+        buckets.windows(2).all(|w| w[0].1 <= w[1].1),
+        "cumulative: {buckets:?}"
+    );
+    let placed = buckets
+        .iter()
+        .find(|(_, n)| *n == 1.0)
+        .map(|(labels, _)| {
+            labels["le"]
+                .as_str()
+                .unwrap()
+                .parse::<f64>()
+                .unwrap_or(f64::INFINITY)
+        })
+        .unwrap();
+    assert!(sum <= placed, "{sum} ms is not in the bucket le={placed}");
+    inbox.stop();
+}
+
+fn the_page_notifies_after_permission_with_a_tone_and_the_count_in_its_title() {
+    let chromium = chromium(&["playwright-core"]);
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    // Waiting before the page opens: counted in the title, never announced.
+    let waiting = Asker::ask(dir.path(), DATABASE, &[]);
+    let mut browser = browser_on(&chromium, "inbox-attention", &inbox);
+    assert_eq!(browser.said_line(), "alerts on");
+    let mut ask = command(dir.path(), &["ask", "--ui", "inbox", "-"]);
+    ask.env("ASK_USER_SOURCE", "attention-test");
+    let new = Asker::spawn(ask, NAME);
+    let said = browser.wait().assert_passed("inbox-attention");
+    eprint!("{said}");
+    for asker in [waiting, new] {
+        let id = asker.id.clone();
+        assert_eq!(
+            asker.finish(),
+            (130, unanswered(&id, true, Some("declined")))
+        );
+    }
+    inbox.stop();
+}
+
 common::harness::main!(
     inbox_answer_and_inbox_cancel_from_another_process_give_0_and_130,
     every_error_of_the_verbs_has_its_code_message_and_exit_code,
@@ -1696,4 +2072,9 @@ common::harness::main!(
     a_timed_out_question_is_answered_in_the_page_then_resumed_and_a_dismissed_one_resumes_cancelled,
     history_lists_every_outcome_exactly_and_expired_ids_are_unknown,
     an_mcp_call_times_out_and_resumes_through_the_python_sdk,
+    the_notify_command_gets_each_new_questions_prompt_document,
+    a_failing_or_slow_notify_command_changes_nothing_and_is_logged,
+    notify_timeout_out_of_range_is_a_usage_error,
+    metrics_count_the_tests_asks_by_face_for_the_token_holder,
+    the_page_notifies_after_permission_with_a_tone_and_the_count_in_its_title,
 );

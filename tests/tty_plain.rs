@@ -69,6 +69,23 @@ fn plain_mode_prints_the_question_once_and_takes_a_number() {
 }
 
 #[test]
+fn bell_in_plain_mode_is_one_bel_byte_and_no_escape() {
+    let mut run = Ask::new(DATABASE)
+        .args(&["--ui", "plain", "--bell"])
+        .start();
+    run.expect("Answer: ").keys("1\r");
+    let done = run.finish();
+    assert_eq!(done.code, 0, "{}", done.document);
+    let text = heard(&done);
+    assert!(
+        text.starts_with(&format!("\x07{DATABASE_HEARD}1\n")),
+        "{text:?}"
+    );
+    assert_eq!(done.screen.iter().filter(|&&b| b == 0x07).count(), 1);
+    assert_no_escape_byte(&done);
+}
+
+#[test]
 fn plain_mode_takes_a_label_in_any_case_and_enter_alone_as_said() {
     // Within a time limit, an answer in time is an answer.
     let mut run = Ask::new(DATABASE)

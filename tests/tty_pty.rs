@@ -479,3 +479,37 @@ fn esc_in_the_note_line_cancels_the_form() {
     let done = run.finish();
     assert_unanswered(&done, 130, "cancelled");
 }
+
+#[test]
+fn bell_rings_and_sends_osc_9_and_osc_777_before_the_form() {
+    let hostile = r#"{"title":"Release;x\u0007\u001b]0;pwned","question":"Ship\u0007\u001b]52;c;Zm9v\u0007 now?\nReally?","options":["Yes","No"]}"#;
+    let mut run = start(hostile, &["--bell"]);
+    run.expect("Really?").keys("\r");
+    let done = run.finish();
+    assert_eq!(done.code, 0, "{}", done.document);
+    let alert =
+        "\x07\x1b]9;ask_user: Ship now? Really?\x07\x1b]777;notify;Release,x;Ship now? Really?\x07";
+    let screen = done.screen_text();
+    let at = screen
+        .find(alert)
+        .unwrap_or_else(|| panic!("no alert in {screen:?}"));
+    assert!(
+        at < screen.find("Yes").unwrap(),
+        "the alert comes before the form: {screen:?}"
+    );
+    // Nothing from the input reached the terminal as a control: one BEL for
+    // the bell and one ending each OSC, and only our own two OSC strings.
+    assert_eq!(screen.matches('\x07').count(), 3, "{screen:?}");
+    assert_eq!(screen.matches("\x1b]").count(), 2, "{screen:?}");
+    assert!(!screen.contains("pwned") && !screen.contains("Zm9v"));
+    done.assert_terminal_restored();
+}
+
+#[test]
+fn without_bell_nothing_rings() {
+    let mut run = start(DATABASE, &[]);
+    run.expect("Redis").keys("\r");
+    let done = run.finish();
+    assert!(!done.screen.contains(&0x07), "{:?}", done.screen_text());
+    assert!(!done.screen_text().contains("\x1b]"));
+}

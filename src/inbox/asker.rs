@@ -15,6 +15,7 @@ use tokio::time::Instant;
 
 use super::client::{Client, Failure};
 use super::hub::{Asked, Leaving};
+use super::metrics::AskingFace;
 use super::state::{Endpoint, Lookup};
 use super::store::{Millis, Source, now_ms};
 use crate::answer::{AnswerDocument, Unanswered};
@@ -42,6 +43,8 @@ pub struct AskerOptions {
     pub source: Source,
     /// The asker's own time limit (`None`: it waits as long as it takes).
     pub timeout: Option<Duration>,
+    /// The face it asks through (the inbox counts questions by it).
+    pub face: AskingFace,
 }
 
 /// The body of an ask, as [`super::hub::AskRequest`] reads it.
@@ -53,6 +56,7 @@ struct AskBody<'a> {
     source: &'a Source,
     #[serde(skip_serializing_if = "Option::is_none")]
     expires_at: Option<Millis>,
+    face: &'static str,
 }
 
 #[derive(Serialize)]
@@ -107,6 +111,7 @@ pub async fn ask(
                 input: &input,
                 source: &options.source,
                 expires_at,
+                face: options.face.as_str(),
             };
             tokio::select! {
                 asked = asker.ask(&body) => asked?,

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tokio::sync::{broadcast, watch};
 
+use super::metrics::{AskingFace, Metrics};
 use super::store::{self, Decided, Decision, Face, Millis, NewQuestion, Outcome, Source, Store};
 use crate::answer::{AnswerDocument, Unanswered, resolve_replies};
 use crate::error::{AskError, Detail};
@@ -41,6 +42,9 @@ pub struct AskRequest {
     /// When the asker gives up (milliseconds since the Unix epoch).
     #[serde(default)]
     pub expires_at: Option<Millis>,
+    /// The face it asks through (for the metrics).
+    #[serde(default)]
+    pub face: Option<AskingFace>,
 }
 
 /// The reply to an ask.
@@ -164,6 +168,8 @@ struct Open {
     document: String,
     /// The "asker gone" mark: when and why its asker left.
     gone: Option<(Millis, String)>,
+    /// The face it was asked through (`None` when asked before a restart).
+    face: Option<AskingFace>,
     /// The outcome's document, once there is one.
     outcome: watch::Sender<Option<Arc<str>>>,
     /// Wait connections open for it.
@@ -180,6 +186,7 @@ pub struct Hub {
     /// How long a question is kept after its asker left (collect later), and
     /// an outcome can be resumed after it was decided.
     retention: Duration,
+    metrics: Metrics,
 }
 
 struct State {
@@ -209,6 +216,7 @@ impl Hub {
                     expires_at: question.expires_at,
                     document: question.prompt.clone(),
                     gone: stored.gone.clone(),
+                    face: None,
                     outcome: watch::Sender::new(None),
                     waiters: 0,
                     absent_since: Some(now),
@@ -220,6 +228,7 @@ impl Hub {
             changes: broadcast::Sender::new(CHANGES_BUFFER),
             grace,
             retention,
+            metrics: Metrics::default(),
         })
     }
 
@@ -253,6 +262,7 @@ impl Hub {
                 asked_at,
                 source: request.source.clone(),
                 expires_at: request.expires_at,
+                face: request.face,
                 document,
                 gone: None,
                 outcome: watch::Sender::new(None),
@@ -261,6 +271,7 @@ impl Hub {
             };
             let listed = self.listed(&id, &open)?;
             state.open.insert(id.clone(), open);
+            self.metrics.asked(request.face);
             let _ = self.changes.send(Change::Asked(listed));
         }
         Ok(Asked { inbox_id: id })
@@ -299,6 +310,11 @@ impl Hub {
             }));
         }
         Ok(lines)
+    }
+
+    /// Every change from now on (`--notify` hears the new questions here).
+    pub fn changes(&self) -> broadcast::Receiver<Change> {
+        self.changes.subscribe()
     }
 
     /// Waits for question `id`: its document at once when it has an outcome,
@@ -521,6 +537,8 @@ impl Hub {
         }
         if let Some(open) = state.open.remove(id) {
             open.outcome.send_replace(Some(Arc::clone(&line)));
+            self.metrics
+                .closed(open.face, outcome, face, decision.at - open.asked_at);
         }
         let _ = self.changes.send(Change::Closed {
             id: id.to_string(),
@@ -545,6 +563,11 @@ impl Hub {
                 present: false,
             });
         }
+    }
+
+    /// The counts `/metrics` shows.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
     }
 
     /// Whether question `id` is pending and its asker is connected.
@@ -762,6 +785,7 @@ mod tests {
                 pid: Some(1),
             },
             expires_at: None,
+            face: Some(AskingFace::Ask),
         }
     }
 

@@ -10,6 +10,8 @@
 pub mod asker;
 pub mod client;
 pub mod hub;
+pub mod metrics;
+pub mod notify;
 pub mod routes;
 pub mod state;
 pub mod store;
@@ -46,6 +48,8 @@ pub struct ServeOptions {
     /// How long a question is kept after its asker gave up (`--retention`),
     /// and an outcome can be resumed.
     pub retention: Duration,
+    /// `--notify`: a command run for each new question.
+    pub notify: Option<notify::Notify>,
 }
 
 /// `--retention` when not given.
@@ -127,11 +131,21 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
         .map_err(|e| web_error(format!("the inbox cannot start ({e})")))?;
     let until_stopped = {
         let hub = Arc::clone(&hub);
+        let announce = options
+            .notify
+            .map(|command| notify::announce(command, hub.changes()));
         async move {
             let mut sweep = tokio::time::interval(SWEEP_EVERY);
             tokio::select! {
                 () = asker::flag_set(stop) => {}
                 _ = async { loop { sweep.tick().await; hub.sweep(Instant::now(), store::now_ms()); } } => {}
+                // Never ends the inbox, even if the announcing stops.
+                () = async {
+                    if let Some(run) = announce {
+                        run.await;
+                    }
+                    std::future::pending::<()>().await
+                } => {}
             }
         }
     };

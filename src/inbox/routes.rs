@@ -17,6 +17,7 @@
 //! | `POST /api/questions/ID/reply` | `inbox answer` | `{"replies":[…],"notes":[…]}` (notes optional) |
 //! | `POST /api/questions/ID/cancel` | `inbox cancel` | cancel |
 //! | `POST /api/questions/ID/leave` | askers | `{"reason":"timeout"\|"cancelled"\|"away"}` |
+//! | `GET /metrics` | Prometheus | the counts, in its text format ([`super::metrics`]) |
 
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
@@ -73,11 +74,16 @@ impl App for Inbox {
             (Method::GET, "/api/questions") => self.list(),
             (Method::GET, "/api/history") => self.history(request.query("limit")),
             (Method::POST, "/api/ask") => self.ask(request).await,
+            (Method::GET, "/metrics") => Reply::prometheus(self.hub.metrics().render()),
             (method, path) => match question_route(path) {
                 Some((id, verb)) => self.question(method, id, verb, request).await,
                 None if matches!(
                     path,
-                    "/" | "/api/events" | "/api/questions" | "/api/history" | "/api/ask"
+                    "/" | "/api/events"
+                        | "/api/questions"
+                        | "/api/history"
+                        | "/api/ask"
+                        | "/metrics"
                 ) =>
                 {
                     Reply::text(405, "method not allowed")
@@ -139,7 +145,7 @@ impl Inbox {
             None => None,
             Some(Ok(limit)) => Some(limit),
             Some(Err(_)) => {
-                return error_reply(&AskError::InvalidField(Detail::at(
+                return self.error_reply(&AskError::InvalidField(Detail::at(
                     "limit must be a whole number of entries (0 or more)",
                     "limit",
                 )));
@@ -153,18 +159,18 @@ impl Inbox {
                     .collect();
                 Reply::json(200, &items)
             }
-            Err(err) => error_reply(&err),
+            Err(err) => self.error_reply(&err),
         }
     }
 
     async fn ask(&self, request: Request) -> Reply {
-        let ask: AskRequest = match read_json(request).await {
+        let ask: AskRequest = match self.read_json(request).await {
             Ok(ask) => ask,
             Err(reply) => return reply,
         };
         match self.hub.ask(&ask) {
             Ok(asked) => Reply::json(201, &asked),
-            Err(err) => error_reply(&err),
+            Err(err) => self.error_reply(&err),
         }
     }
 
@@ -177,7 +183,7 @@ impl Inbox {
                     Reply::events(receive)
                 }
                 Ok(Wait::Pending(waiter)) => asker_stream(waiter),
-                Err(err) => error_reply(&err),
+                Err(err) => self.error_reply(&err),
             };
         }
         if method != Method::POST {
@@ -189,30 +195,30 @@ impl Inbox {
             };
         }
         let decided = match verb {
-            "answer" => match read_json::<Submission>(request).await {
+            "answer" => match self.read_json::<Submission>(request).await {
                 Ok(submission) => self.hub.decide(id, Action::Submit(submission), Face::Page),
                 Err(reply) => return reply,
             },
-            "decline" => match read_json::<Nothing>(request).await {
+            "decline" => match self.read_json::<Nothing>(request).await {
                 Ok(Nothing {}) => self.hub.decide(id, Action::Decline, Face::Page),
                 Err(reply) => return reply,
             },
-            "dismiss" => match read_json::<Nothing>(request).await {
+            "dismiss" => match self.read_json::<Nothing>(request).await {
                 Ok(Nothing {}) => self.hub.decide(id, Action::Dismiss, Face::Page),
                 Err(reply) => return reply,
             },
-            "reply" => match read_json::<Replies>(request).await {
+            "reply" => match self.read_json::<Replies>(request).await {
                 Ok(Replies { replies, notes }) => {
                     self.hub
                         .decide(id, Action::Replies(replies, notes), Face::Cli)
                 }
                 Err(reply) => return reply,
             },
-            "cancel" => match read_json::<Nothing>(request).await {
+            "cancel" => match self.read_json::<Nothing>(request).await {
                 Ok(Nothing {}) => self.hub.decide(id, Action::Cancel, Face::Cli),
                 Err(reply) => return reply,
             },
-            "leave" => match read_json::<Leave>(request).await {
+            "leave" => match self.read_json::<Leave>(request).await {
                 Ok(Leave { reason }) => self.hub.leave(id, reason),
                 Err(reply) => return reply,
             },
@@ -221,9 +227,9 @@ impl Inbox {
         match decided {
             Ok(document) => match serde_json::from_str::<&RawValue>(&document) {
                 Ok(raw) => Reply::json(200, &raw),
-                Err(e) => error_reply(&AskError::InternalError(Detail::new(e.to_string()))),
+                Err(e) => self.error_reply(&AskError::InternalError(Detail::new(e.to_string()))),
             },
-            Err(err) => error_reply(&err),
+            Err(err) => self.error_reply(&err),
         }
     }
 
@@ -341,14 +347,22 @@ fn event(name: Option<&str>, data: &str) -> Bytes {
     Bytes::from(text)
 }
 
-async fn read_json<T: DeserializeOwned>(request: Request) -> Result<T, Reply> {
-    let body = request.body().await?;
-    serde_json::from_slice(&body).map_err(|e| {
-        error_reply(&AskError::InvalidJson(
-            Detail::new("the request is not what this inbox route takes; use the same ask_user version as the inbox")
-                .with_parse_error(e.to_string()),
-        ))
-    })
+impl Inbox {
+    async fn read_json<T: DeserializeOwned>(&self, request: Request) -> Result<T, Reply> {
+        let body = request.body().await?;
+        serde_json::from_slice(&body).map_err(|e| {
+            self.error_reply(&AskError::InvalidJson(
+                Detail::new("the request is not what this inbox route takes; use the same ask_user version as the inbox")
+                    .with_parse_error(e.to_string()),
+            ))
+        })
+    }
+
+    /// An error document with the status that fits its code (counted).
+    fn error_reply(&self, err: &AskError) -> Reply {
+        self.hub.metrics().error(err.code());
+        error_reply(err)
+    }
 }
 
 /// An error document with the status that fits its code.

@@ -13,6 +13,7 @@ use super::progress::Waiting;
 use super::{log, result};
 use crate::inbox::asker::{self, AskerOptions, Target};
 use crate::inbox::hub::Leaving;
+use crate::inbox::metrics::AskingFace;
 use crate::inbox::state::Lookup;
 use crate::model::Prompt;
 use crate::prompt::PromptDocument;
@@ -60,6 +61,7 @@ async fn wait_in_inbox(
         lookup: Lookup::from_env(),
         source: asker::local_source(context.client_info().map(|info| info.name)),
         timeout,
+        face: AskingFace::Mcp,
     };
     // A client's cancel is often its own tool timeout: the inbox keeps the question.
     let cancelled = async {

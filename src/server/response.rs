@@ -63,6 +63,15 @@ impl Reply {
         )
     }
 
+    /// Metrics in the Prometheus text format (version 0.0.4).
+    pub fn prometheus(text: String) -> Self {
+        Reply::whole(
+            200,
+            "text/plain; version=0.0.4; charset=utf-8",
+            text.into_bytes(),
+        )
+    }
+
     /// A stream of server-sent events: each item received is sent as it is
     /// (already framed as `data: …\n\n`); the stream ends when every sender is
     /// dropped or the server stops.

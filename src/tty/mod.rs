@@ -8,6 +8,7 @@
 //! polls it with the time left, so Esc, q and Ctrl-C cancel everywhere, a
 //! timeout never picks a default, and the terminal is restored on every exit.
 
+pub mod bell;
 mod keys;
 mod plain;
 mod render;

@@ -77,6 +77,15 @@ impl LineChannel {
         })
     }
 
+    /// `ask --ui plain --bell`: BEL alone (no escape sequence, as ever in
+    /// plain mode), and only on a terminal, never into a pipe.
+    pub fn ring(&mut self) -> Result<(), AskError> {
+        if self.terminal.is_some() {
+            self.say(super::bell::BEL)?;
+        }
+        Ok(())
+    }
+
     fn say(&mut self, text: &str) -> Result<(), AskError> {
         self.output
             .write_all(text.as_bytes())

@@ -148,6 +148,11 @@ impl Terminal {
         self.tty.as_raw_fd()
     }
 
+    /// `ask --bell`: the alert for `prompt` ([`super::bell`]).
+    pub fn ring(&mut self, prompt: &crate::model::Prompt) -> Result<(), AskError> {
+        self.write(&super::bell::alert(prompt))
+    }
+
     /// A second handle for writing plain text.
     pub fn writer(&self) -> Result<File, AskError> {
         self.tty.try_clone().map_err(|e| lost(&e))

@@ -58,6 +58,22 @@ impl Browser {
         let _ = self.child.wait();
     }
 
+    /// Waits for the next line the scenario says (after "ready"); panics
+    /// with its stderr when it ends first.
+    pub fn said_line(&mut self) -> String {
+        let mut line = String::new();
+        if self.stdout.read_line(&mut line).unwrap() == 0 {
+            let _ = self.child.wait();
+            panic!("the browser ended: {}", self.errors_so_far());
+        }
+        line.trim_end().to_string()
+    }
+
+    fn errors_so_far(&mut self) -> String {
+        let errors = std::mem::replace(&mut self.errors, std::thread::spawn(String::new));
+        errors.join().unwrap()
+    }
+
     /// Waits for the end of the scenario.
     pub fn wait(mut self) -> Played {
         let mut said = String::new();

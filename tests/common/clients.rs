@@ -41,6 +41,15 @@ pub fn mcp_python() -> PathBuf {
     require(found, "the MCP Python SDK (run .ci/setup-mcp.sh)")
 }
 
+/// A Python with Prometheus's own client (its text format parser), from
+/// tests/mcp/requirements.txt: the venv of .ci/setup-mcp.sh, else python3.
+pub fn prometheus_python() -> PathBuf {
+    let found = [tests_dir("mcp").join(".venv/bin/python"), "python3".into()]
+        .into_iter()
+        .find(|python| runs(python, &["-c", "import prometheus_client.parser"]));
+    require(found, "Python's prometheus_client (run .ci/setup-mcp.sh)")
+}
+
 /// tests/mcp with node and the official MCP TypeScript SDK installed; node
 /// runs its scripts from there.
 pub fn mcp_typescript_sdk() -> PathBuf {

@@ -220,6 +220,52 @@ const scenarios = {
     if (await page.isHidden("#waiting")) fail("the waiting questions did not come back");
   },
 
+  // Attention (tests/inbox.rs): a question already waiting raises nothing;
+  // the person turns notifications on through Chromium's permission
+  // request; the next question raises one notification and one tone, and
+  // the title counts both. The test starts that question once it reads
+  // "alerts on".
+  async "inbox-attention"(page, context) {
+    await waitForCards(page, 1);
+    if ((await page.title()) !== "(1) ask_user inbox") fail(`title ${await page.title()}`);
+    const before = await page.evaluate(() => ({
+      permission: Notification.permission, notes: window.__notes.length, tones: window.__tones.length,
+    }));
+    if (before.permission !== "default") fail(`notification permission starts as ${before.permission}`);
+    if (before.notes || before.tones) fail("a question waiting before the page opened raised an alert");
+    if (await page.isHidden("#alerts")) fail("no button offers notifications");
+    // The person allows notifications when Chromium asks.
+    await context.grantPermissions(["notifications"], { origin: new URL(page.url()).origin });
+    await page.click("#alerts");
+    await page.waitForSelector("#alerts", { state: "hidden" });
+    await expectText(page, "#alerts-note", "Notifications on");
+    const asked = await page.evaluate(() => window.__permissionRequests);
+    if (asked !== 1) fail(`the page asked for permission ${asked} times, not once`);
+    process.stdout.write("alerts on\n");
+    await waitForCards(page, 2);
+    await page.waitForFunction(() => window.__notes.length >= 1 && window.__tones.length >= 1, null, { timeout: 10000 });
+    const heard = await page.evaluate(() => ({ notes: window.__notes, tones: window.__tones }));
+    if (heard.notes.length !== 1) fail(`${heard.notes.length} notifications for one question`);
+    if (heard.tones.length !== 1) fail(`${heard.tones.length} tones for one question`);
+    const [note] = heard.notes;
+    const id = await page.locator("article.card").nth(1).getAttribute("data-inbox-id");
+    const want = { title: "attention-test asks", body: "Name the service", tag: `ask_user-${id}` };
+    if (JSON.stringify(note) !== JSON.stringify(want)) fail(`notification ${JSON.stringify(note)}, not ${JSON.stringify(want)}`);
+    const [tone] = heard.tones;
+    if (tone.state !== "running") fail(`the tone played on a ${tone.state} audio context`);
+    if (!(tone.stopAfter > 0 && tone.stopAfter < 1)) fail(`the tone lasts ${tone.stopAfter} s, not a short beep`);
+    if ((await page.title()) !== "(2) ask_user inbox") fail(`title ${await page.title()}`);
+    // Both are declined; the title counts down.
+    for (const n of [2, 1]) {
+      const card = page.locator("article.card").first();
+      const cardId = await card.getAttribute("data-inbox-id");
+      await card.locator("button:not(.primary)").click();
+      await page.waitForSelector(`#c-${cardId}`, { state: "detached" });
+      const title = n === 2 ? "(1) ask_user inbox" : "ask_user inbox";
+      if ((await page.title()) !== title) fail(`title ${await page.title()}, not ${title}`);
+    }
+  },
+
   // The README pictures of the inbox: three questions, light and dark.
   async "inbox-screenshot"(page) {
     await waitForCards(page, 3);
@@ -237,6 +283,43 @@ const scenarios = {
     }
     await page.click("#cancel");
     await expectFinal(page, "cancelled", "Cancelled");
+  },
+};
+
+// Before the page loads (over the DevTools protocol, which its CSP does not
+// govern): spies that record each notification, each permission request
+// and each tone, and still call the browser's own.
+const setups = {
+  async "inbox-attention"(context) {
+    await context.addInitScript(() => {
+      window.__notes = [];
+      window.__tones = [];
+      window.__permissionRequests = 0;
+      const Real = window.Notification;
+      class Spy extends Real {
+        constructor(title, options = {}) {
+          super(title, options);
+          window.__notes.push({ title, body: options.body, tag: options.tag });
+        }
+        static requestPermission(...args) {
+          window.__permissionRequests += 1;
+          return Real.requestPermission(...args);
+        }
+      }
+      window.Notification = Spy;
+      const start = OscillatorNode.prototype.start;
+      const stop = OscillatorNode.prototype.stop;
+      OscillatorNode.prototype.start = function (when) {
+        this.__startAt = when;
+        window.__tones.push({ state: this.context.state });
+        return start.apply(this, arguments);
+      };
+      OscillatorNode.prototype.stop = function (when) {
+        const tone = window.__tones[window.__tones.length - 1];
+        if (tone) tone.stopAfter = when - this.__startAt;
+        return stop.apply(this, arguments);
+      };
+    });
   },
 };
 
@@ -335,6 +418,7 @@ async function main() {
         "--disable-sync",
       ],
     });
+    if (setups[scenario]) await setups[scenario](context);
     const page = context.pages()[0] ?? (await context.newPage());
     const problems = [];
     page.on("console", (msg) => {
@@ -349,7 +433,7 @@ async function main() {
     const url = await waitForUrl();
     await page.goto(url);
     await page.waitForSelector('body[data-state="open"]', { timeout: 10000 });
-    await run(page);
+    await run(page, context);
     if (problems.length) fail(`the page logged errors:\n${problems.join("\n")}`);
   } finally {
     if (context) await context.close();
