@@ -1952,6 +1952,7 @@ fn metrics_count_the_tests_asks_by_face_for_the_token_holder() {
         Some("text/plain; version=0.0.4; charset=utf-8")
     );
     assert_eq!(scraped.header("Cache-Control"), Some("no-store"));
+    assert_eq!(inbox.request("POST", "/metrics", "{}").status, 405);
     let samples = parse_metrics(&python, &scraped.body);
     let series = |prefix: &str| -> Vec<(Value, f64)> {
         samples

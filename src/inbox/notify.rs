@@ -129,6 +129,8 @@ pub enum Ran {
     Done(ExitStatus),
     /// It could not be started.
     NotStarted(std::io::Error),
+    /// Waiting for it failed (the system lost track of it).
+    Lost(std::io::Error),
     /// It ran past the time limit and was killed.
     TooSlow,
 }
@@ -146,6 +148,9 @@ impl Notify {
             Ran::NotStarted(e) => eprintln!(
                 "ask_user inbox: --notify command could not start for question {id} (/bin/sh: {e})"
             ),
+            Ran::Lost(e) => eprintln!(
+                "ask_user inbox: --notify command for question {id} could not be waited for ({e})"
+            ),
             Ran::TooSlow => eprintln!(
                 "ask_user inbox: --notify command for question {id} ran longer than {} s and was killed",
                 self.time_limit.as_secs_f64()
@@ -156,13 +161,7 @@ impl Notify {
 
     async fn spawn_and_wait(&self, question: &Announced) -> Ran {
         // Its output goes where the inbox's own messages go.
-        let stderr = |()| {
-            std::io::stderr()
-                .as_fd()
-                .try_clone_to_owned()
-                .map(Stdio::from)
-        };
-        let (out, err) = match (stderr(()), stderr(())) {
+        let (out, err) = match (inbox_stderr(), inbox_stderr()) {
             (Ok(out), Ok(err)) => (out, err),
             (Err(e), _) | (_, Err(e)) => return Ran::NotStarted(e),
         };
@@ -201,7 +200,7 @@ impl Notify {
         };
         match tokio::time::timeout(self.time_limit, finished).await {
             Ok(Ok(status)) => Ran::Done(status),
-            Ok(Err(e)) => Ran::NotStarted(e),
+            Ok(Err(e)) => Ran::Lost(e),
             Err(_) => {
                 if let Some(group) = group.and_then(|pid| i32::try_from(pid).ok()) {
                     // SAFETY: kill has no memory preconditions; a negative pid
@@ -213,6 +212,14 @@ impl Notify {
             }
         }
     }
+}
+
+/// A handle on the inbox's stderr, for a command's stdout or stderr.
+fn inbox_stderr() -> std::io::Result<Stdio> {
+    std::io::stderr()
+        .as_fd()
+        .try_clone_to_owned()
+        .map(Stdio::from)
 }
 
 #[cfg(test)]
@@ -307,6 +314,15 @@ mod tests {
         assert!(matches!(
             runtime().block_on(slow.run(&announced())),
             Ran::TooSlow
+        ));
+        // A command the system refuses to start (no argv can carry a NUL).
+        let unstartable = Notify {
+            command: "true\0".into(),
+            time_limit: Duration::from_secs(60),
+        };
+        assert!(matches!(
+            runtime().block_on(unstartable.run(&announced())),
+            Ran::NotStarted(e) if e.kind() == std::io::ErrorKind::InvalidInput
         ));
     }
 }
