@@ -1977,14 +1977,15 @@ fn metrics_count_the_tests_asks_by_face_for_the_token_holder() {
             (json!({"face":"ask","outcome":"answered","by":"cli"}), 1.0),
             (json!({"face":"ask","outcome":"declined","by":"page"}), 1.0),
             (
-                json!({"face":"ask","outcome":"timed_out","by":"asker"}),
-                1.0
-            ),
-            (
                 json!({"face":"execute","outcome":"cancelled","by":"cli"}),
                 1.0
             ),
         ]
+    );
+    // The timed-out asker gave up; its question stays open (collect later).
+    assert_eq!(
+        series("mcp_askers_gone_total"),
+        [(json!({"face":"ask","reason":"timeout"}), 1.0)]
     );
     let mut errors = series("mcp_errors_total");
     errors.sort_by_key(|(labels, _)| labels.to_string());

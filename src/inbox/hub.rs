@@ -451,6 +451,7 @@ impl Hub {
         state.store.mark_gone(id, reason, at).map_err(store_error)?;
         if let Some(open) = state.open.get_mut(id) {
             open.gone = Some((at, reason.to_string()));
+            self.metrics.asker_gone(open.face, reason);
         }
         let _ = self.changes.send(Change::Presence {
             id: id.to_string(),

@@ -64,6 +64,9 @@ struct Counts {
     asked: BTreeMap<&'static str, u64>,
     /// By (asking face, outcome, the face that ended it).
     closed: BTreeMap<(&'static str, &'static str, &'static str), u64>,
+    /// Askers that left before an outcome, their question kept (collect
+    /// later): by (asking face, why: timeout, away, disconnected).
+    gone: BTreeMap<(&'static str, String), u64>,
     /// By error code.
     errors: BTreeMap<&'static str, u64>,
     /// Answered questions per bucket (not cumulative; summed when written).
@@ -98,6 +101,16 @@ impl Metrics {
             counts.latency_count += 1;
             counts.latency_sum_ms = counts.latency_sum_ms.saturating_add(waited);
         }
+    }
+
+    /// The asker of a pending question gave up (`reason`: timeout, away,
+    /// disconnected); the question stays open for collect later.
+    pub fn asker_gone(&self, face: Option<AskingFace>, reason: &str) {
+        *self
+            .counts()
+            .gone
+            .entry((face_label(face), reason.to_string()))
+            .or_default() += 1;
     }
 
     /// A request the inbox refused with an error document of `code`.
@@ -135,6 +148,18 @@ impl Metrics {
             let _ = writeln!(
                 text,
                 "mcp_questions_closed_total{{face=\"{face}\",outcome=\"{outcome}\",by=\"{by}\"}} {n}"
+            );
+        }
+        header(
+            &mut text,
+            "mcp_askers_gone_total",
+            "counter",
+            "Askers that gave up before an outcome (their question stays open to be collected later), by the face that asked and why (timeout, away, disconnected).",
+        );
+        for ((face, reason), n) in &counts.gone {
+            let _ = writeln!(
+                text,
+                "mcp_askers_gone_total{{face=\"{face}\",reason=\"{reason}\"}} {n}"
             );
         }
         header(
@@ -196,6 +221,9 @@ mod tests {
         metrics.closed(Some(AskingFace::Mcp), Outcome::Answered, Face::Cli, 1_000);
         metrics.closed(None, Outcome::Answered, Face::Page, 99_000_000);
         metrics.closed(Some(AskingFace::Ask), Outcome::TimedOut, Face::Asker, 5_000);
+        metrics.asker_gone(Some(AskingFace::Mcp), "away");
+        metrics.asker_gone(Some(AskingFace::Mcp), "away");
+        metrics.asker_gone(None, "disconnected");
         metrics.error("UNKNOWN_QUESTION");
         metrics.error("UNKNOWN_QUESTION");
         let text = metrics.render();
@@ -208,6 +236,9 @@ mod tests {
             "mcp_questions_closed_total{face=\"mcp\",outcome=\"answered\",by=\"cli\"} 1",
             "mcp_questions_closed_total{face=\"ask\",outcome=\"timed_out\",by=\"asker\"} 1",
             "mcp_questions_closed_total{face=\"unknown\",outcome=\"answered\",by=\"page\"} 1",
+            "mcp_askers_gone_total{face=\"mcp\",reason=\"away\"} 2",
+            "mcp_askers_gone_total{face=\"unknown\",reason=\"disconnected\"} 1",
+            "# TYPE mcp_askers_gone_total counter",
             "mcp_errors_total{code=\"UNKNOWN_QUESTION\"} 2",
             "mcp_question_latency_ms_bucket{le=\"1000\"} 2",
             "mcp_question_latency_ms_bucket{le=\"2500\"} 2",

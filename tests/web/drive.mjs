@@ -259,7 +259,7 @@ const scenarios = {
     for (const n of [2, 1]) {
       const card = page.locator("article.card").first();
       const cardId = await card.getAttribute("data-inbox-id");
-      await card.locator("button:not(.primary)").click();
+      await card.getByRole("button", { name: "Decline" }).click();
       await page.waitForSelector(`#c-${cardId}`, { state: "detached" });
       const title = n === 2 ? "(1) ask_user inbox" : "ask_user inbox";
       if ((await page.title()) !== title) fail(`title ${await page.title()}, not ${title}`);
