@@ -4,7 +4,7 @@
 # Needs what .ci/setup-web.sh installs.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-bin=$("$root/scripts/build-release")
+bin=${ASK_USER_BIN:-$("$root/scripts/build-release")}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
