@@ -191,6 +191,143 @@ mod tests {
     #[test]
     fn output_is_always_safe() {
         let hostile = "\x1b\x1b[\x1b]\u{9b}\u{9d}\x1b[1;2;3;\x7f\u{202e}x";
-        assert!(!clean(hostile).chars().any(is_unsafe));
+        let cleaned = clean(hostile);
+        assert!(!cleaned.chars().any(promised), "{cleaned:?}");
+    }
+
+    // ---- The promise, class by class, against an oracle written out here ----
+    //
+    // `PROMISED` is the module's documented list as data, independent of
+    // `is_unsafe`: each class is checked on its own, every code point of it.
+
+    /// Every class of character the module promises to remove, by name.
+    const PROMISED: &[(&str, char, char)] = &[
+        ("C0 controls before tab", '\u{0}', '\u{8}'),
+        ("C0 controls after newline", '\u{B}', '\u{1F}'),
+        ("DEL", '\u{7F}', '\u{7F}'),
+        ("C1 controls", '\u{80}', '\u{9F}'),
+        ("soft hyphen", '\u{AD}', '\u{AD}'),
+        ("Arabic letter mark", '\u{61C}', '\u{61C}'),
+        ("Mongolian vowel separator", '\u{180E}', '\u{180E}'),
+        (
+            "zero-width space, joiners, LRM, RLM",
+            '\u{200B}',
+            '\u{200F}',
+        ),
+        ("line and paragraph separators", '\u{2028}', '\u{2029}'),
+        ("bidi embeddings and overrides", '\u{202A}', '\u{202E}'),
+        (
+            "word joiner and invisible operators",
+            '\u{2060}',
+            '\u{2064}',
+        ),
+        ("bidi isolates", '\u{2066}', '\u{2069}'),
+        ("deprecated format characters", '\u{206A}', '\u{206F}'),
+        ("zero-width no-break space", '\u{FEFF}', '\u{FEFF}'),
+        ("interlinear annotation", '\u{FFF9}', '\u{FFFB}'),
+        ("tag characters", '\u{E0000}', '\u{E007F}'),
+    ];
+
+    /// ESC and the 8-bit introducers start a sequence: they take what follows
+    /// with them, so they are checked with sequences below, not one by one.
+    const INTRODUCERS: [char; 7] = [
+        '\u{1B}', '\u{90}', '\u{98}', '\u{9B}', '\u{9D}', '\u{9E}', '\u{9F}',
+    ];
+
+    /// The oracle: in `PROMISED`, or the reserved code point between the
+    /// invisible operators and the isolates (U+2065, removed with its block).
+    fn promised(c: char) -> bool {
+        c == '\u{2065}'
+            || PROMISED
+                .iter()
+                .any(|&(_, first, last)| (first..=last).contains(&c))
+    }
+
+    #[test]
+    fn each_promised_class_is_removed_code_point_by_code_point() {
+        for &(class, first, last) in PROMISED {
+            for c in (first..=last).filter(|c| !INTRODUCERS.contains(c)) {
+                assert_eq!(
+                    clean(&format!("a{c}b")),
+                    "ab",
+                    "{class}: U+{:04X} was kept",
+                    u32::from(c)
+                );
+                assert!(is_unsafe(c), "{class}: is_unsafe(U+{:04X})", u32::from(c));
+            }
+        }
+    }
+
+    #[test]
+    fn the_neighbours_of_each_class_are_kept() {
+        let mut kept = vec!['\n', '\t', ' ', '~', '\u{A0}'];
+        for &(_, first, last) in PROMISED {
+            kept.extend(u32::from(first).checked_sub(1).and_then(char::from_u32));
+            kept.extend(char::from_u32(u32::from(last) + 1));
+        }
+        for c in kept.into_iter().filter(|&c| !promised(c)) {
+            let text = format!("a{c}b");
+            assert_eq!(clean(&text), text, "U+{:04X} was removed", u32::from(c));
+            assert!(!is_unsafe(c), "is_unsafe(U+{:04X})", u32::from(c));
+        }
+    }
+
+    /// Every Unicode scalar value: removed exactly when the oracle says so.
+    #[test]
+    fn every_code_point_is_removed_exactly_when_promised() {
+        let mut wrong = Vec::new();
+        for c in ('\u{0}'..=char::MAX).filter(|c| !INTRODUCERS.contains(c)) {
+            let mut text = String::from("a");
+            text.push(c);
+            let removed = clean(&text) == "a";
+            if removed != promised(c) || is_unsafe(c) != promised(c) {
+                wrong.push(format!("U+{:04X}", u32::from(c)));
+            }
+        }
+        assert!(wrong.is_empty(), "disagree with the promise: {wrong:?}");
+    }
+
+    /// The string sequences in both forms, with each terminator: nothing of
+    /// the payload is left, and the text after the terminator is.
+    #[test]
+    fn string_sequences_are_removed_whole_in_7_and_8_bit_forms() {
+        let introducers = [
+            ("OSC", "\x1b]", '\u{9D}'),
+            ("DCS", "\x1bP", '\u{90}'),
+            ("SOS", "\x1bX", '\u{98}'),
+            ("PM", "\x1b^", '\u{9E}'),
+            ("APC", "\x1b_", '\u{9F}'),
+        ];
+        for (name, seven, eight) in introducers {
+            for start in [seven.to_string(), eight.to_string()] {
+                for end in ["\x07", "\u{9C}", "\x1b\\"] {
+                    let text = format!("a{start}0;payload[1m{end}b");
+                    assert_eq!(clean(&text), "ab", "{name} {start:?}…{end:?}");
+                }
+                // Unterminated: it runs to the end of the text.
+                assert_eq!(clean(&format!("a{start}payload")), "a", "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn control_sequences_are_removed_whole_in_7_and_8_bit_forms() {
+        for start in ["\x1b[", "\u{9B}"] {
+            // Every final byte, with parameter and intermediate bytes before it.
+            for last in '\u{40}'..='\u{7E}' {
+                let text = format!("a{start}?1;2 !{last}b");
+                assert_eq!(clean(&text), "ab", "{start:?} final {last:?}");
+            }
+            // A byte that cannot be inside one ends it and goes with it.
+            assert_eq!(clean(&format!("a{start}1\u{7}b")), "ab");
+            assert_eq!(clean(&format!("a{start}1éb")), "ab");
+        }
+    }
+
+    #[test]
+    fn two_character_escapes_take_only_their_one_character() {
+        for second in ['7', '8', 'c', 'M', 'D', '=', '>', '\\'] {
+            assert_eq!(clean(&format!("a\x1b{second}bc")), "abc", "ESC {second:?}");
+        }
     }
 }

@@ -7,16 +7,15 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use common::BIN;
 use common::clients::{mcp_python, mcp_typescript_sdk, tests_dir};
+use common::mcp_raw::Raw;
 use common::process::{exit_within, output_with_stdin, port_is_closed};
 
 fn here() -> PathBuf {
@@ -536,96 +535,7 @@ fn typescript_sdk_accepts_every_error_result() {
     );
 }
 
-// ---- raw JSON-RPC over stdio ----
-
-/// The server as a child process, read line by line on a thread.
-struct Raw {
-    child: Child,
-    /// `None` once closed.
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-}
-
-impl Raw {
-    fn start(args: &[&str]) -> Raw {
-        Raw::start_with(args, &[])
-    }
-
-    fn start_with(args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Raw {
-        let mut child = Command::new(BIN)
-            .args(args)
-            .envs(env.iter().copied())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Raw {
-            child,
-            stdin: Some(stdin),
-            lines,
-        }
-    }
-
-    fn send(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin is open");
-        stdin.write_all(line.as_bytes()).unwrap();
-        stdin.write_all(b"\n").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    /// The next message; every stdout line must be one JSON-RPC message.
-    fn next(&self) -> Value {
-        let line = self
-            .lines
-            .recv_timeout(Duration::from_secs(10))
-            .expect("the server answers within 10 s");
-        let value: Value = serde_json::from_str(&line).expect("stdout carries JSON only");
-        assert_eq!(value["jsonrpc"], "2.0", "{line}");
-        value
-    }
-
-    /// Initializes the session; returns the initialize response.
-    fn initialize(&mut self, version: &str, capabilities: Value) -> Value {
-        self.send(
-            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": version, "capabilities": capabilities,
-                "clientInfo": {"name": "raw", "version": "0"}}})
-            .to_string(),
-        );
-        let reply = self.next();
-        assert_eq!(reply["id"], 0);
-        assert_eq!(reply["result"]["protocolVersion"], version);
-        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        reply
-    }
-
-    fn ping(&mut self, id: u64) {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string());
-        assert_eq!(
-            self.next(),
-            json!({"jsonrpc": "2.0", "id": id, "result": {}})
-        );
-    }
-}
-
-impl Drop for Raw {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+// ---- raw JSON-RPC over stdio (the client: tests/common/mcp_raw.rs) ----
 
 fn malformed_traffic_gets_json_rpc_errors_and_the_server_goes_on() {
     let mut raw = Raw::start(&["mcp"]);

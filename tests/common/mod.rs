@@ -1,12 +1,14 @@
 //! Helpers shared by the integration tests: run the real binary, parse its one
 //! document; the outside clients (`clients`, `browser`) and the harness that
 //! counts a test whose client is missing as ignored (`harness`); child
-//! processes and ports (`process`).
+//! processes and ports (`process`); a raw JSON-RPC client for `ask_user mcp`
+//! (`mcp_raw`).
 #![allow(dead_code)]
 
 pub mod browser;
 pub mod clients;
 pub mod harness;
+pub mod mcp_raw;
 pub mod page;
 pub mod process;
 pub mod pty;
