@@ -263,10 +263,25 @@ fn timeout_gives_timed_out_never_the_default() {
 
 #[test]
 fn timeout_covers_the_whole_form() {
+    // The form has 8 s and the first answer comes about halfway: with one
+    // deadline for the whole form it ends about 4 s after that answer; a
+    // deadline that restarted at the second question would give it 8 s more.
     let input = r#"{"questions":[{"question":"One?","type":"confirm"},{"question":"Two?","type":"confirm"}]}"#;
-    let mut run = start(input, &["--timeout", "1.5"]);
-    run.expect("One?").keys("y").expect("Two?");
-    assert_unanswered(&run.finish(), 124, "timedOut");
+    let limit = std::time::Duration::from_secs(8);
+    let started = std::time::Instant::now();
+    let mut run = start(input, &["--timeout", "8"]);
+    run.expect("One?");
+    // Not a synchronisation: this test needs the form's clock to run.
+    std::thread::sleep((limit / 2).saturating_sub(started.elapsed()));
+    let answered = std::time::Instant::now();
+    run.keys("y").expect("Two?");
+    let done = run.finish();
+    let after_answer = answered.elapsed();
+    assert_unanswered(&done, 124, "timedOut");
+    assert!(
+        after_answer < limit,
+        "the form ended {after_answer:?} after the first answer: its deadline restarted"
+    );
 }
 
 #[test]
