@@ -9,6 +9,8 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
+mod common;
+
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 fn ask_user(dir: &Path) -> Command {
@@ -310,12 +312,189 @@ fn all_valid_exits_zero() {
         .stdout("");
 }
 
+/// Each file in tests/check/broken, with the code and field path it must be
+/// refused with: being refused for another reason is a failure.
+const BROKEN: &[(&str, &str, Option<&str>)] = &[
+    (
+        "answer/answered-and-cancelled.json",
+        "INVALID_FIELD",
+        Some("answered"),
+    ),
+    (
+        "answer/answered-without-answers.json",
+        "INVALID_FIELD",
+        Some("answers"),
+    ),
+    (
+        "answer/cancelled-with-answers.json",
+        "INVALID_FIELD",
+        Some("answers"),
+    ),
+    (
+        "answer/empty-custom-text.json",
+        "INVALID_FIELD",
+        Some("answers[0].customText"),
+    ),
+    (
+        "answer/missing-timed-out.json",
+        "INVALID_FIELD",
+        Some("timedOut"),
+    ),
+    (
+        "answer/option-id-zero.json",
+        "INVALID_FIELD",
+        Some("answers[0].optionIds[0]"),
+    ),
+    (
+        "answer/reason-when-answered.json",
+        "INVALID_FIELD",
+        Some("reason"),
+    ),
+    (
+        "answer/unknown-key.json",
+        "INVALID_FIELD",
+        Some("answers[0].confidence"),
+    ),
+    ("answer/version-2.json", "INVALID_FIELD", Some("version")),
+    (
+        "error/empty-message.json",
+        "INVALID_FIELD",
+        Some("error.message"),
+    ),
+    ("error/empty-path.json", "INVALID_FIELD", Some("error.path")),
+    (
+        "error/missing-message.json",
+        "INVALID_FIELD",
+        Some("error.message"),
+    ),
+    (
+        "error/numeric-parse-error.json",
+        "INVALID_FIELD",
+        Some("error.parseError"),
+    ),
+    // Another tool's document is read as a tool input, which has no question.
+    (
+        "error/other-tool.json",
+        "MISSING_QUESTION",
+        Some("question"),
+    ),
+    // status "ok" makes it a prompt document, which has no `error` key.
+    ("error/status-ok.json", "INVALID_FIELD", Some("error")),
+    (
+        "error/unknown-code.json",
+        "INVALID_FIELD",
+        Some("error.code"),
+    ),
+    (
+        "error/unknown-key.json",
+        "INVALID_FIELD",
+        Some("error.line"),
+    ),
+    // A top-level array has no field to point at.
+    ("input/array.json", "INVALID_INPUT", None),
+    (
+        "input/boolean-options.json",
+        "INVALID_OPTIONS",
+        Some("options[0]"),
+    ),
+    (
+        "input/empty-question.json",
+        "MISSING_QUESTION",
+        Some("question"),
+    ),
+    (
+        "input/empty-questions.json",
+        "INVALID_QUESTIONS",
+        Some("questions"),
+    ),
+    (
+        "input/long-header.json",
+        "INVALID_FIELD",
+        Some("questions[0].header"),
+    ),
+    (
+        "input/no-question.json",
+        "MISSING_QUESTION",
+        Some("question"),
+    ),
+    (
+        "input/question-and-questions.json",
+        "INVALID_INPUT",
+        Some("question"),
+    ),
+    (
+        "input/select-without-options.json",
+        "MISSING_OPTIONS",
+        Some("options"),
+    ),
+    (
+        "input/single-without-options.json",
+        "MISSING_OPTIONS",
+        Some("options"),
+    ),
+    (
+        "input/timeout-too-short.json",
+        "INVALID_FIELD",
+        Some("timeout"),
+    ),
+    ("input/unknown-kind.json", "INVALID_FIELD", Some("type")),
+    (
+        "prompt/boolean-format-for-select.json",
+        "INVALID_FIELD",
+        Some("prompt.answer_format"),
+    ),
+    (
+        "prompt/confirm-default-maybe.json",
+        "INVALID_FIELD",
+        Some("prompt.default"),
+    ),
+    (
+        "prompt/missing-answer-format.json",
+        "INVALID_FIELD",
+        Some("prompt.answer_format"),
+    ),
+    (
+        "prompt/null-context.json",
+        "INVALID_FIELD",
+        Some("prompt.context"),
+    ),
+    (
+        "prompt/one-item-prompts.json",
+        "INVALID_FIELD",
+        Some("prompts"),
+    ),
+    (
+        "prompt/prompt-and-prompts.json",
+        "INVALID_FIELD",
+        Some("prompts"),
+    ),
+    (
+        "prompt/required-true.json",
+        "INVALID_FIELD",
+        Some("prompt.required"),
+    ),
+    (
+        "prompt/single-context-outside.json",
+        "INVALID_FIELD",
+        Some("context"),
+    ),
+    ("prompt/status-done.json", "INVALID_FIELD", Some("status")),
+    (
+        "prompt/text-with-options.json",
+        "INVALID_FIELD",
+        Some("prompt.options"),
+    ),
+    (
+        "prompt/unknown-key.json",
+        "INVALID_FIELD",
+        Some("prompt.colour"),
+    ),
+];
+
 #[test]
-fn every_broken_document_is_rejected_with_a_field_path() {
-    let broken = Path::new(ROOT).join("tests/check/broken");
-    let output = ask_user(Path::new(ROOT))
-        .args(["check", "--format", "json"])
-        .arg(&broken)
+fn every_broken_document_is_rejected_with_its_code_and_path() {
+    let output = ask_user(Path::new(ROOT).join("tests/check/broken").as_path())
+        .args(["check", "--format", "json", "."])
         .assert()
         .code(1)
         .get_output()
@@ -323,14 +502,35 @@ fn every_broken_document_is_rejected_with_a_field_path() {
         .clone();
     let report: Value = serde_json::from_slice(&output).unwrap();
     assert_eq!(report["counts"]["valid"], 0, "{report}");
-    for file in report["files"].as_array().unwrap() {
-        let error = &file["error"];
-        assert!(error["message"].as_str().is_some_and(|m| !m.is_empty()));
-        // Only a top-level array has no field to point at.
-        if !file["path"].as_str().unwrap().ends_with("input/array.json") {
-            assert!(error["path"].is_string(), "{file}");
-        }
-    }
+    let found: Vec<(String, String, Option<String>)> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| {
+            let error = &file["error"];
+            assert!(
+                error["message"].as_str().is_some_and(|m| !m.is_empty()),
+                "{file}"
+            );
+            (
+                file["path"]
+                    .as_str()
+                    .unwrap()
+                    .trim_start_matches("./")
+                    .to_string(),
+                error["code"].as_str().unwrap_or_default().to_string(),
+                error["path"].as_str().map(str::to_string),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, String, Option<String>)> = BROKEN
+        .iter()
+        .map(|(file, code, path)| (file.to_string(), code.to_string(), path.map(str::to_string)))
+        .collect();
+    assert_eq!(
+        found, expected,
+        "a broken file is refused for another reason, or the table misses one"
+    );
 }
 
 /// Rules that only the checker can see (a schema cannot count options).
@@ -440,23 +640,79 @@ fn stdin_and_named_files_are_checked_whatever_their_name() {
         .stderr("ask_user check: 3 files checked, 0 valid, 3 invalid\n");
 }
 
+/// What a run as an ordinary user needs: `command` run as `nobody` (uid and
+/// gid 65534, no groups) through util-linux's setpriv, when this process is
+/// root; as it is otherwise.
+fn as_ordinary_user(program: &str) -> std::process::Command {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return std::process::Command::new(program);
+    }
+    let mut command = std::process::Command::new("setpriv");
+    command.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
+    command.arg(program);
+    command
+}
+
+/// Whether the condition this test needs holds: the ordinary user runs the
+/// binary but cannot read `locked`.
+fn unreadable_to_an_ordinary_user(dir: &Path, locked: &Path) -> Result<(), String> {
+    let runs = as_ordinary_user(env!("CARGO_BIN_EXE_ask_user"))
+        .arg("--version")
+        .current_dir(dir)
+        .output()
+        .map_err(|e| format!("setpriv or the binary does not run: {e}"))?;
+    if !runs.status.success() {
+        return Err(format!(
+            "the binary does not run as an ordinary user: {}",
+            String::from_utf8_lossy(&runs.stderr)
+        ));
+    }
+    let reads = as_ordinary_user("cat")
+        .arg(locked)
+        .output()
+        .map_err(|e| format!("cat does not run: {e}"))?;
+    if reads.status.success() {
+        return Err("an ordinary user still reads a file of mode 000".into());
+    }
+    Ok(())
+}
+
+/// READ_ERROR "permission was denied". Run as root (as CI is), the check
+/// runs as nobody, since root reads a file of mode 000; a machine where that
+/// cannot be arranged fails the test under CI and skips it elsewhere.
 #[test]
 fn a_file_without_read_permission_is_reported() {
     use std::os::unix::fs::PermissionsExt;
     let base = tempfile::tempdir().unwrap();
+    // The folder is listed by whoever runs the check; the file is read by nobody.
+    fs::set_permissions(base.path(), fs::Permissions::from_mode(0o755)).unwrap();
     let locked = base.path().join("locked.json");
     fs::write(&locked, "{}").unwrap();
     fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
-    if fs::read(&locked).is_ok() {
-        // Root reads it anyway; the dangling link and the FIFO above cover READ_ERROR.
-        eprintln!("skipped: running as root, chmod 000 does not stop reads");
+    if let Err(why) = unreadable_to_an_ordinary_user(base.path(), &locked) {
+        assert!(
+            !common::harness::under_ci(),
+            "cannot test READ_ERROR for permission denied: {why}"
+        );
+        eprintln!("skipped: {why}");
         return;
     }
-    ask_user(base.path())
+    let output = as_ordinary_user(env!("CARGO_BIN_EXE_ask_user"))
         .args(["check", "."])
-        .assert()
-        .code(1)
-        .stdout("locked.json: READ_ERROR: cannot read locked.json: permission was denied; pass a readable JSON file or - for stdin\n");
+        .current_dir(base.path())
+        .env_remove("TOOLBOX_ACTION")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "locked.json: READ_ERROR: cannot read locked.json: permission was denied; pass a readable JSON file or - for stdin\n"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "ask_user check: 1 file checked, 0 valid, 1 invalid\n"
+    );
 }
 
 #[test]

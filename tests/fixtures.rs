@@ -1,11 +1,15 @@
 //! Golden test: every `fixtures/*.input.json` gives exactly its
 //! `fixtures/*.expected.json` (bytes, so key order is checked too), through
 //! both the `prompt` subcommand and `TOOLBOX_ACTION=execute`.
-//! Regenerate with `UPDATE_FIXTURES=1 cargo test --test fixtures`.
+//! Regenerate with `UPDATE_FIXTURES=1 cargo test --test fixtures`, then
+//! review the diff by hand: the files are rewritten from the binary, so a
+//! rewrite proves nothing. Under CI it is refused.
 
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+
+mod common;
 
 const BIN: &str = env!("CARGO_BIN_EXE_ask_user");
 
@@ -34,9 +38,21 @@ fn expected_exit(input: &Path) -> i32 {
     if name.starts_with("error-") { 1 } else { 0 }
 }
 
+/// Whether UPDATE_FIXTURES asks for the expected files to be rewritten;
+/// refused under CI, where a rewrite would pass whatever the binary prints.
+fn updating() -> bool {
+    let update = std::env::var_os("UPDATE_FIXTURES").is_some();
+    assert!(
+        !(update && common::harness::under_ci()),
+        "UPDATE_FIXTURES is refused under CI: rewriting the expected files from the binary \
+         would pass any output. Regenerate them locally and review the diff by hand."
+    );
+    update
+}
+
 #[test]
 fn every_fixture_gives_its_expected_document() {
-    let update = std::env::var_os("UPDATE_FIXTURES").is_some();
+    let update = updating();
     let mut failures = Vec::new();
     for input in inputs() {
         let out = Command::new(BIN)
@@ -74,7 +90,7 @@ fn every_fixture_gives_its_expected_document() {
 
 #[test]
 fn toolbox_execute_prints_the_same_documents() {
-    if std::env::var_os("UPDATE_FIXTURES").is_some() {
+    if updating() {
         return; // the other test is rewriting the expected files
     }
     for input in inputs() {

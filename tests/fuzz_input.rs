@@ -32,15 +32,15 @@ fn fixtures() -> Vec<Vec<u8>> {
     files.iter().map(|p| std::fs::read(p).unwrap()).collect()
 }
 
+/// A hang guard, not a speed target: speed is measured by bench/, in
+/// medians against a baseline, never by a timed test.
+const HANG: Duration = Duration::from_secs(10);
+
 /// The contract every input must meet.
 fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
     let start = Instant::now();
     let (line, code) = ask_user::execute_line(bytes);
-    prop_assert!(
-        start.elapsed() < Duration::from_secs(1),
-        "took {:?}",
-        start.elapsed()
-    );
+    prop_assert!(start.elapsed() < HANG, "took {:?}", start.elapsed());
     prop_assert!(!line.contains('\n'), "document spans lines: {line}");
     let doc: Value = serde_json::from_str(&line)
         .map_err(|e| TestCaseError::fail(format!("not JSON ({e}): {line}")))?;

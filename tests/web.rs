@@ -222,17 +222,30 @@ fn more_than_100_tokenless_requests_a_minute_get_429_and_sigterm_cancels() {
     assert_eq!(document["answers"], json!([]));
 }
 
-/// Sends a POST's head and part of its body, then holds the connection open.
+/// Sends a POST's head, waits for the server to start reading its body (its
+/// `100 Continue`), sends part of the body, then holds the connection open.
 fn stalled_post(page: &Page, path: &str) -> TcpStream {
     let host = page.host();
     let mut stream = connect(page.port);
     let head = format!(
         "POST {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {}\r\n\
          Origin: http://{host}\r\nContent-Type: application/json\r\n\
-         Content-Length: 60000\r\n\r\n{{\"answers\":",
+         Expect: 100-continue\r\nContent-Length: 60000\r\n\r\n",
         page.token
     );
     stream.write_all(head.as_bytes()).unwrap();
+    let mut interim = Vec::new();
+    let mut byte = [0u8; 1];
+    while !interim.ends_with(b"\r\n\r\n") {
+        stream.read_exact(&mut byte).expect("a 100 Continue");
+        interim.push(byte[0]);
+    }
+    assert!(
+        interim.starts_with(b"HTTP/1.1 100"),
+        "{}",
+        String::from_utf8_lossy(&interim)
+    );
+    stream.write_all(b"{\"answers\":").unwrap();
     stream
 }
 
@@ -240,7 +253,6 @@ fn a_stalled_request_body_holds_up_neither_answers_nor_the_timeout() {
     // An answer gets through while another POST's body never arrives.
     let page = Page::start(ONE_SELECT, &[]);
     let _stalled = stalled_post(&page, "/answer");
-    std::thread::sleep(Duration::from_millis(200)); // let the server start reading it
     let started = Instant::now();
     let answered = page.request("POST", "/answer", r#"{"answers":[{"optionIds":["2"]}]}"#);
     assert_eq!(answered.status, 200, "{}", answered.body);

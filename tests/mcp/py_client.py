@@ -3,7 +3,8 @@
 Reads one JSON scenario on stdin:
   {"binary": PATH, "server_args": [...], "mode": "legacy"|"auto",
    "elicit": true|false,            # declare elicitation (an elicitation callback)
-   "calls": [{"arguments": {...}, "reply": {"action": ..., "content": ...}, "delay": seconds}],
+   "calls": [{"arguments": {...}, "reply": {"action": ..., "content": ...}, "delay": seconds,
+              "hold": true}],     # hold: never reply; only the server can end the form
    "watch": URL_FILE,               # optional: follow log notices and progress, and
                                     # write the first answer-page URL they carry to URL_FILE
    "log_level": LEVEL}              # optional: the 2026-07-28 per-request log opt-in
@@ -48,6 +49,9 @@ async def main() -> None:
             "message": params.message,
             "requested_schema": params.requested_schema,
         })
+        if call.get("hold"):
+            # The server withdraws the form (notifications/cancelled), which cancels this.
+            await asyncio.Event().wait()
         await asyncio.sleep(call.get("delay", 0))
         reply = call["reply"]
         return types.ElicitResult(action=reply["action"], content=reply.get("content"))
