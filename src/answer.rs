@@ -461,4 +461,54 @@ mod tests {
         let err = resolve_replies(&p, &["".into(), "y".into()], &[Some("x".into())]).unwrap_err();
         assert_eq!(err.path(), Some("questions[0]"));
     }
+
+    fn question(input: &str) -> Question {
+        crate::input::parse(input.as_bytes())
+            .unwrap()
+            .questions
+            .remove(0)
+    }
+
+    #[test]
+    fn invalid_reply_quotes_the_question_up_to_80_characters() {
+        let whole = "q".repeat(80);
+        let q = question(&format!(r#"{{"question":"{whole}","options":["a","b"]}}"#));
+        let err = invalid_reply(&q, 0, 1);
+        assert!(err.message().contains(&format!("(\"{whole}\")")), "{err}");
+        let long = "q".repeat(81);
+        let q = question(&format!(r#"{{"question":"{long}","options":["a","b"]}}"#));
+        let err = invalid_reply(&q, 2, 3);
+        assert!(
+            err.message().starts_with(&format!(
+                "the reply does not answer question 3 of 3 (\"{}…\")",
+                "q".repeat(79)
+            )),
+            "{err}"
+        );
+        assert_eq!(err.path(), Some("questions[2]"));
+    }
+
+    #[test]
+    fn separators_alone_choose_nothing() {
+        let q = question(r#"{"question":"Pick","options":["a","b"],"multi_select":true}"#);
+        for reply in [",", ", ;", ";"] {
+            assert_eq!(parse_reply(&q, reply), None, "{reply:?}");
+        }
+    }
+
+    #[test]
+    fn only_the_documented_number_forms_name_an_option() {
+        for (token, number) in [
+            ("2", Some(2)),
+            (" #2 ", Some(2)),
+            ("2.", Some(2)),
+            ("2)", Some(2)),
+        ] {
+            assert_eq!(option_number(token), number, "{token:?}");
+        }
+        // A sign, a letter or nothing at all is no option number.
+        for token in ["+2", "-2", "2a", "", "#", ".", "#2.)"] {
+            assert_eq!(option_number(token), None, "{token:?}");
+        }
+    }
 }

@@ -77,6 +77,14 @@ mod tests {
     }
 
     #[test]
+    fn only_what_would_open_a_block_is_escaped() {
+        // A "." or ")" without digits before it starts no list.
+        assert_eq!(escape_line_start(".hidden file"), ".hidden file");
+        assert_eq!(escape_line_start(") aside"), ") aside");
+        assert_eq!(escape_line_start("v1. beta"), "v1. beta");
+    }
+
+    #[test]
     fn blocks_keep_lines() {
         assert_eq!(escape_block("a\n\n# b"), "a\n\n\\# b");
     }

@@ -109,3 +109,66 @@ pub fn find_choice<'a>(options: &'a [Choice], text: &str) -> Option<&'a Choice> 
             options.get(n.checked_sub(1)?)
         })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn question(input: &str) -> Question {
+        crate::input::parse(input.as_bytes())
+            .unwrap()
+            .questions
+            .remove(0)
+    }
+
+    #[test]
+    fn kind_names_are_the_documents_names() {
+        for kind in [
+            Kind::SingleSelect,
+            Kind::MultiSelect,
+            Kind::Text,
+            Kind::Confirm,
+        ] {
+            let serialized = serde_json::to_string(&kind).unwrap();
+            assert_eq!(serialized, format!("\"{}\"", kind.as_str()));
+        }
+        assert_eq!(Kind::MultiSelect.as_str(), "multi_select");
+    }
+
+    #[test]
+    fn an_option_is_found_by_its_id_only() {
+        let q = question(r#"{"question":"Pick","options":["2","1","c"]}"#);
+        assert_eq!(q.option("1").map(|c| c.label.as_str()), Some("2"));
+        assert_eq!(q.option("3").map(|c| c.label.as_str()), Some("c"));
+        assert_eq!(q.option("c"), None);
+        assert_eq!(q.option("4"), None);
+    }
+
+    #[test]
+    fn the_preselected_option_is_the_default_else_the_first_recommended() {
+        let q = question(
+            r#"{"question":"Pick","options":["a",{"label":"b","recommended":true},"c"],"default":"c"}"#,
+        );
+        assert_eq!(q.preselected_index(), Some(2));
+        let q = question(
+            r#"{"question":"Pick","options":["a",{"label":"b","recommended":true},"c (Recommended)"]}"#,
+        );
+        assert_eq!(q.preselected_index(), Some(1));
+        let q = question(r#"{"question":"Pick","options":["a","b"]}"#);
+        assert_eq!(q.preselected_index(), None);
+    }
+
+    #[test]
+    fn a_choice_is_found_by_label_then_case_then_number() {
+        let q = question(r#"{"question":"Pick","options":["Beta","beta two","2"]}"#);
+        let find = |text: &str| find_choice(&q.options, text).map(|c| c.id.as_str());
+        assert_eq!(find("Beta"), Some("1"));
+        assert_eq!(find("  BETA   TWO "), Some("2"));
+        // A label that is a number wins over the position it names.
+        assert_eq!(find("2"), Some("3"));
+        assert_eq!(find("1"), Some("1"));
+        assert_eq!(find("0"), None);
+        assert_eq!(find("4"), None);
+        assert_eq!(find("gamma"), None);
+    }
+}

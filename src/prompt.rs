@@ -449,3 +449,79 @@ fn prompt_document(obj: crate::input::Object) -> Result<Prompt, AskError> {
         questions,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A prompt document with `n` text questions in `prompts`.
+    fn prompts(n: usize) -> String {
+        let items: Vec<String> = (1..=n)
+            .map(|i| {
+                format!(
+                    r#"{{"id":"q{i}","question":"Q{i}?","kind":"text","answer_instructions":"Reply with your answer as text.","answer_format":{{"type":"string","min_length":1}}}}"#
+                )
+            })
+            .collect();
+        format!(
+            r#"{{"tool":"ask_user","version":1,"status":"ok","prompts":[{}],"rendered_markdown":""}}"#,
+            items.join(",")
+        )
+    }
+
+    #[test]
+    fn a_prompt_document_has_1_to_10_prompts() {
+        for n in [1, 2, 10] {
+            let prompt = parse_input_or_prompt(prompts(n).as_bytes()).unwrap();
+            assert_eq!(prompt.questions.len(), n);
+            assert!(prompt.questions.iter().all(|q| q.kind == Kind::Text));
+        }
+        for n in [0, 11] {
+            let err = parse_input_or_prompt(prompts(n).as_bytes()).unwrap_err();
+            assert_eq!(err.code(), "INVALID_QUESTIONS", "{n}");
+            assert_eq!(err.path(), Some("prompts"));
+        }
+    }
+
+    #[test]
+    fn a_prompt_document_needs_prompt_or_prompts_but_not_both() {
+        let one = r#"{"question":"Q?","kind":"text","answer_instructions":"x","answer_format":{"type":"string","min_length":1}}"#;
+        let both = format!(r#"{{"tool":"ask_user","prompt":{one},"prompts":[{one},{one}]}}"#);
+        let err = prompt_document(crate::input::decode(both.as_bytes()).unwrap()).unwrap_err();
+        assert_eq!((err.code(), err.path()), ("INVALID_INPUT", Some("prompts")));
+        let neither = r#"{"tool":"ask_user","title":"T"}"#;
+        let err = prompt_document(crate::input::decode(neither.as_bytes()).unwrap()).unwrap_err();
+        assert_eq!((err.code(), err.path()), ("INVALID_INPUT", Some("prompt")));
+    }
+
+    #[test]
+    fn only_a_select_needs_options() {
+        let doc = |kind: &str| {
+            format!(
+                r#"{{"tool":"ask_user","prompts":[{{"question":"A?","kind":"text","answer_instructions":"x","answer_format":{{"type":"string","min_length":1}}}},{{"question":"B?","kind":"{kind}","answer_instructions":"x","answer_format":{{"type":"boolean"}}}}]}}"#
+            )
+        };
+        assert!(parse_input_or_prompt(doc("confirm").as_bytes()).is_ok());
+        let err = parse_input_or_prompt(doc("multi_select").as_bytes()).unwrap_err();
+        assert_eq!(
+            (err.code(), err.path()),
+            ("MISSING_OPTIONS", Some("prompts[1].options"))
+        );
+    }
+
+    #[test]
+    fn a_document_is_told_from_an_input_by_tool_and_a_prompt_object() {
+        // Another tool's name, or a user_ask input's string prompt: an input.
+        let other_tool =
+            r#"{"tool":"other","prompt":{"question":"x"},"question":"Pick","options":["a","b"]}"#;
+        let prompt = parse_input_or_prompt(other_tool.as_bytes()).unwrap();
+        assert_eq!(prompt.questions[0].text, "Pick");
+        let user_ask = r#"{"tool":"ask_user","prompt":"Proceed?","type":"confirm"}"#;
+        let prompt = parse_input_or_prompt(user_ask.as_bytes()).unwrap();
+        assert_eq!(prompt.questions[0].kind, Kind::Confirm);
+        // prompts must be an array to make a document.
+        let not_array = r#"{"tool":"ask_user","prompts":{"question":"x"},"question":"Pick","options":["a","b"]}"#;
+        let prompt = parse_input_or_prompt(not_array.as_bytes()).unwrap();
+        assert_eq!(prompt.questions[0].text, "Pick");
+    }
+}

@@ -222,4 +222,55 @@ mod tests {
         assert_eq!(err.code(), "INVALID_REPLY");
         assert!(err.message().contains("1 answers for 4 questions"));
     }
+
+    /// Each kind takes only its own fields: one more, of another kind, is refused
+    /// even when the rest is a valid answer.
+    #[test]
+    fn a_field_of_another_kind_is_refused() {
+        let p = prompt(FORM);
+        let valid = [
+            r#"{"optionIds":["1"]}"#,
+            r#"{"other":"x"}"#,
+            r#"{"text":"a"}"#,
+            r#"{"confirm":true}"#,
+        ];
+        let foreign = [
+            (0, r#"{"optionIds":["1"],"text":"x"}"#),
+            (0, r#"{"optionIds":["1"],"confirm":true}"#),
+            (2, r#"{"text":"a","optionIds":["1"]}"#),
+            (2, r#"{"text":"a","other":"x"}"#),
+            (2, r#"{"text":"a","confirm":true}"#),
+            (3, r#"{"confirm":true,"optionIds":["1"]}"#),
+            (3, r#"{"confirm":true,"other":"x"}"#),
+            (3, r#"{"confirm":true,"text":"x"}"#),
+        ];
+        for (index, answer) in foreign {
+            let mut answers = valid;
+            answers[index] = answer;
+            let body = format!(r#"{{"answers":[{}]}}"#, answers.join(","));
+            let err = submit(&p, &body).unwrap_err();
+            assert_eq!(
+                err.path(),
+                Some(format!("questions[{index}]").as_str()),
+                "{body}"
+            );
+        }
+        let all_valid = format!(r#"{{"answers":[{}]}}"#, valid.join(","));
+        assert!(submit(&p, &all_valid).is_ok());
+    }
+
+    #[test]
+    fn selects_that_are_not_required_may_be_left_empty() {
+        let p = prompt(
+            r#"{"questions":[
+            {"question":"DB?","options":["PostgreSQL","SQLite"],"required":false},
+            {"question":"Extras?","type":"multi-select","options":["Redis","Kafka"],"required":false}]}"#,
+        );
+        let doc = submit(&p, r#"{"answers":[{"other":"  "},{}]}"#).unwrap();
+        let line = serde_json::to_string(&doc.answers).unwrap();
+        assert_eq!(
+            line,
+            r#"[{"questionId":"q1","values":[],"optionIds":[]},{"questionId":"q2","values":[],"optionIds":[]}]"#
+        );
+    }
 }

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Mutation testing of the core modules with cargo-mutants 27.x (docs/mutants.md).
+#
+#   bench/mutants.sh                          # every core module
+#   bench/mutants.sh answer sanitize          # some of them (names as in MODULES below)
+#   bench/mutants.sh --in-diff FILE [MODULE…] # only mutants on lines a diff touches
+#   git diff main | bench/mutants.sh --in-diff -
+#   bench/mutants.sh --list                   # the modules and the tests each one runs
+#   bench/mutants.sh --summary [MODULE…]      # the table of the last run again
+#
+# It runs in its own copy of the working tree (target/mutants/tree, with its own target
+# folder, kept from run to run so only changed code is rebuilt), in place, one mutant at a
+# time, under nice: the machine is shared. Each module's mutants run only the tests that
+# can see that module (MODULES below), with nextest. Results: target/mutants/out/MODULE/
+# mutants.out; at the end a table of caught / missed / timeout / unviable, and every
+# missed mutant that docs/mutants.md does not list as equivalent (exit 1 if there is one).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+# module | source file | test targets (cargo args) | nextest filter
+# The SDK and browser tests are left out: they cost seconds each and see no more of
+# these modules than the raw tests next to them.
+MODULES=$(cat <<'EOF'
+input|src/input.rs|--lib --test input_errors --test input_tolerance --test fixtures --test documents|all()
+answer|src/answer.rs|--lib --test tty_replies --test documents|all()
+prompt|src/prompt.rs|--lib --test fixtures --test documents --test tty_replies|all()
+sanitize|src/sanitize.rs|--lib|all()
+markdown|src/markdown.rs|--lib --test fixtures --test documents|all()
+text|src/text.rs|--lib --test input_tolerance --test tty_replies|all()
+model|src/model.rs|--lib --test input_tolerance --test tty_replies|all()
+web/submission|src/web/submission.rs|--lib|all()
+mcp/form|src/mcp/form.rs|--lib --test mcp|not test(/^(python_sdk|typescript_sdk)/)
+EOF
+)
+CORE=$(cut -d'|' -f1 <<<"$MODULES" | tr '\n' ' ')
+
+usage() {
+  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+in_diff=""
+summary_only=""
+modules=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --in-diff) [ $# -ge 2 ] || usage; in_diff=$2; shift 2 ;;
+    --in-diff=*) in_diff=${1#--in-diff=}; shift ;;
+    --list)
+      printf '%-16s %-22s %s\n' module file 'tests (cargo targets; nextest filter)'
+      while IFS='|' read -r name file targets filter; do
+        printf '%-16s %-22s %s; %s\n' "$name" "$file" "$targets" "$filter"
+      done <<<"$MODULES"
+      exit 0 ;;
+    --summary) summary_only=1; shift ;;
+    -h | --help) usage ;;
+    -*) echo "unknown option $1" >&2; usage ;;
+    *) modules+=("$1"); shift ;;
+  esac
+done
+[ ${#modules[@]} -gt 0 ] || read -r -a modules <<<"$CORE"
+for module in "${modules[@]}"; do
+  grep -q "^$module|" <<<"$MODULES" || { echo "unknown module $module (known: $CORE)" >&2; exit 2; }
+done
+
+work=$root/target/mutants
+version=$(cargo mutants --version 2>/dev/null || true)
+
+run() {
+  case "$version" in
+    "cargo-mutants 27."*) ;;
+    *) echo "needs cargo-mutants 27.x (cargo install cargo-mutants --locked); found: ${version:-none}" >&2; exit 2 ;;
+  esac
+  cargo nextest --version >/dev/null 2>&1 || { echo "needs cargo-nextest" >&2; exit 2; }
+
+  tree=$work/tree
+  mkdir -p "$work/out"
+  if [ -n "$in_diff" ]; then
+    if [ "$in_diff" = - ]; then cat >"$work/diff.patch"; else cp "$in_diff" "$work/diff.patch"; fi
+    in_diff=$work/diff.patch
+  fi
+
+  . bench/scratch-tree.sh
+  copy_tree "$tree"
+
+  export CARGO_TARGET_DIR=$tree/target
+  # Mutants are meant to fail tests: debug info only slows every link.
+  export CARGO_PROFILE_DEV_DEBUG=0 CARGO_PROFILE_TEST_DEBUG=0
+  export CARGO_TERM_COLOR=never
+
+  for module in "${modules[@]}"; do
+    IFS='|' read -r _ file targets filter < <(grep "^$module|" <<<"$MODULES")
+    out=$work/out/$module
+    rm -rf "$out"
+    mkdir -p "$out"
+    args=(--in-place --dir "$tree" --file "$file" --output "$out" --no-times)
+    for target in $targets; do args+=("--cargo-arg=$target"); done
+    [ -z "$in_diff" ] || args+=(--in-diff "$in_diff")
+    echo "== $module ($file): $targets; $filter"
+    module_started=$(date +%s)
+    # Exit 2 means some mutants were missed, 3 timeouts: the summary reports both.
+    nice -n 10 cargo mutants "${args[@]}" -- -E "$filter" || { rc=$?; [ $rc = 2 ] || [ $rc = 3 ]; }
+    echo "$(($(date +%s) - module_started))" >"$out/seconds"
+  done
+}
+
+summary() {
+  # Missed mutants that docs/mutants.md explains: its lines "- `NAME` — why".
+  explained=$(grep -o '^- `[^`]*`' docs/mutants.md | sed 's/^- `//; s/`$//' || true)
+  printf '\n%-16s %6s %6s %6s %7s %8s %7s %6s\n' module total caught missed timeout unviable caught% secs
+  unexplained=0
+  totals=(0 0 0 0 0 0)
+  for module in "${modules[@]}"; do
+    result=$work/out/$module/mutants.out/outcomes.json
+    [ -f "$result" ] || { printf '%-16s (no result)\n' "$module"; unexplained=1; continue; }
+    read -r total caught missed timeout unviable < <(jq -r \
+      '[.total_mutants, .caught, .missed, .timeout, .unviable] | @tsv' "$result")
+    viable=$((caught + missed + timeout))
+    pct=$(awk -v c="$caught" -v v="$viable" 'BEGIN { printf "%.1f", v ? 100 * c / v : 100 }')
+    seconds=$(cat "$work/out/$module/seconds")
+    printf '%-16s %6s %6s %6s %7s %8s %7s %6s\n' "$module" "$total" "$caught" "$missed" \
+      "$timeout" "$unviable" "$pct" "$seconds"
+    totals=($((totals[0] + total)) $((totals[1] + caught)) $((totals[2] + missed)) \
+      $((totals[3] + timeout)) $((totals[4] + unviable)) $((totals[5] + seconds)))
+    # Names are compared without their line and column, which move with every edit.
+    while IFS= read -r name; do
+      [ -n "$name" ] || continue
+      if ! grep -qxF "$(sed -E 's/^([^:]+):[0-9]+:[0-9]+: /\1: /' <<<"$name")" <<<"$explained"; then
+        echo "  missed, not listed as equivalent in docs/mutants.md: $name"
+        unexplained=1
+      fi
+    done <"$work/out/$module/mutants.out/missed.txt"
+  done
+  viable=$((totals[1] + totals[2] + totals[3]))
+  printf '%-16s %6s %6s %6s %7s %8s %7s %6s\n' all "${totals[0]}" "${totals[1]}" "${totals[2]}" \
+    "${totals[3]}" "${totals[4]}" \
+    "$(awk -v c="${totals[1]}" -v v="$viable" 'BEGIN { printf "%.1f", v ? 100 * c / v : 100 }')" \
+    "${totals[5]}"
+  echo "$version; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  exit "$unexplained"
+}
+
+# One compound command, read whole before it runs: editing this file during a run is safe.
+{
+  [ -n "$summary_only" ] || run
+  summary
+  exit
+}

@@ -1,0 +1,34 @@
+# Sourced by bench/mutants.sh and bench/bugs.sh: a scratch copy of the working tree.
+
+# copy_tree DEST: DEST becomes a copy of the working tree (tracked files, and untracked
+# ones that are not ignored: the test clients' installs are symlinks). DEST keeps its own
+# target folder from run to run; a file is rewritten only when its content differs, and
+# then gets a fresh modification time, so cargo rebuilds exactly what changed (a copied
+# old time could hide a change from cargo: cargo-mutants rewrites files in place).
+copy_tree() {
+  local dest staging
+  mkdir -p "$1"
+  dest=$(cd "$1" && pwd)
+  staging=$(mktemp -d)
+  git ls-files -z --cached --others --exclude-standard \
+    | tar --null --files-from=- --create --file=- \
+    | tar --extract --file=- --directory="$staging"
+  (
+    cd "$staging"
+    find . -type d -exec mkdir -p "$dest/{}" \;
+    find . ! -type d -print0 | while IFS= read -r -d '' file; do
+      if [ -L "$file" ] || ! cmp -s "$file" "$dest/$file"; then
+        rm -rf "${dest:?}/$file"
+        cp -P "$file" "$dest/$file"
+      fi
+    done
+  )
+  # Whatever the working tree no longer has goes (the copy's target folder stays).
+  (
+    cd "$dest"
+    find . -path ./target -prune -o ! -type d -print0 | while IFS= read -r -d '' file; do
+      [ -e "$staging/$file" ] || [ -L "$staging/$file" ] || rm -f "$file"
+    done
+  )
+  rm -rf "$staging"
+}
