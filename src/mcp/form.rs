@@ -689,6 +689,137 @@ mod tests {
         }
     }
 
+    /// Every field kind with every optional part: header, own context,
+    /// option descriptions, Other, defaults, placeholder, a question that may be skipped.
+    const EVERY_PART: &str = r#"{"title":"Setup","context":"For the service.","questions":[
+      {"id":"db","question":"Which\ndatabase?","header":"DB","context":"Pick one.",
+       "options":[{"label":"PostgreSQL","description":"relational\nmature","recommended":true},"SQLite"],
+       "default":"SQLite","allow_other":true},
+      {"id":"checks","question":"Checks?","options":["lint","test (Recommended)"],"multi_select":true,
+       "default":["test (Recommended)"],"required":false},
+      {"id":"name","question":"Name?","type":"text","placeholder":"api","default":"main"},
+      {"id":"ship","question":"Ship?","type":"confirm","default":true}]}"#;
+
+    #[test]
+    fn titled_form_carries_every_part_of_the_questions() {
+        let p = prompt(EVERY_PART);
+        let form = Form::new(&p, Dialect::Titled);
+        assert_eq!(
+            form.message,
+            "Setup\n\nFor the service.\n\nPlease answer the 4 questions below."
+        );
+        assert_eq!(
+            schema_json(&form),
+            serde_json::json!({"type": "object", "properties": {
+                "db": {"type": "string", "title": "DB: Which database?",
+                       "description": "Pick one.\n\nPostgreSQL: relational mature",
+                       "oneOf": [{"const": "1", "title": "PostgreSQL (recommended)"},
+                                 {"const": "2", "title": "SQLite"}],
+                       "default": "2"},
+                "db.other": {"type": "string", "title": "Other (in your own words)",
+                             "description": "Leave empty to use the choices above."},
+                "checks": {"type": "array", "title": "Checks?", "maxItems": 2,
+                           "items": {"anyOf": [{"const": "1", "title": "lint"},
+                                               {"const": "2", "title": "test (Recommended)"}]},
+                           "default": ["2"]},
+                "name": {"type": "string", "title": "Name?", "description": "e.g. api",
+                         "minLength": 1, "default": "main"},
+                "ship": {"type": "boolean", "title": "Ship?", "default": true}},
+             "required": ["name", "ship"]})
+        );
+    }
+
+    #[test]
+    fn legacy_form_names_options_by_label_and_gives_checkboxes() {
+        let p = prompt(EVERY_PART);
+        let form = Form::new(&p, Dialect::Legacy);
+        let schema = schema_json(&form);
+        assert_eq!(
+            schema["properties"]["db"],
+            serde_json::json!({"type": "string", "title": "DB: Which database?",
+                "description": "Pick one.\n\nPostgreSQL: relational mature",
+                "enum": ["PostgreSQL (recommended)", "SQLite"],
+                "enumNames": ["PostgreSQL (recommended)", "SQLite"], "default": "SQLite"})
+        );
+        assert_eq!(
+            schema["properties"]["checks.2"],
+            serde_json::json!({"type": "boolean", "title": "Checks?: test (Recommended)", "default": true})
+        );
+        assert_eq!(schema["properties"]["checks.1"]["default"], false);
+        // Read back: a label as shown (with its mark) or as written, numbers as text.
+        let doc = form
+            .read(
+                &p,
+                Some(
+                    &serde_json::json!({"db": "PostgreSQL (recommended)", "checks.1": true,
+                    "name": 42, "ship": "no"}),
+                ),
+            )
+            .unwrap();
+        let line = serde_json::to_string(&doc.answers).unwrap();
+        assert_eq!(
+            line,
+            r#"[{"questionId":"db","values":["PostgreSQL"],"optionIds":["1"]},{"questionId":"checks","values":["lint"],"optionIds":["1"]},{"questionId":"name","values":["42"]},{"questionId":"ship","values":["no"]}]"#
+        );
+        let doc = form
+            .read(
+                &p,
+                Some(&serde_json::json!({"db": "PostgreSQL", "name": "x", "ship": true})),
+            )
+            .unwrap();
+        assert_eq!(
+            doc.answers[0].option_ids.as_deref(),
+            Some(&["1".to_string()][..])
+        );
+        assert_eq!(doc.answers[1].values, Vec::<String>::new(), "skipped");
+        assert_eq!(doc.answers[3].values, ["yes"]);
+    }
+
+    #[test]
+    fn the_message_holds_one_question_with_its_context() {
+        let own = prompt(
+            r#"{"title":"T","questions":[{"question":"Q?","context":"Own.","options":["a","b"]}]}"#,
+        );
+        assert_eq!(Form::new(&own, Dialect::Titled).message, "T\n\nQ?\n\nOwn.");
+        let shared =
+            prompt(r#"{"context":"Shared.","questions":[{"question":"Q?","options":["a","b"]}]}"#);
+        let form = Form::new(&shared, Dialect::Titled);
+        assert_eq!(form.message, "Q?\n\nShared.");
+        // With one question the context is in the message, not repeated on the field.
+        assert!(
+            schema_json(&form)["properties"]["q1"]
+                .get("description")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn replies_that_do_not_fit_the_question_answer_nothing() {
+        let p = prompt(
+            r#"{"questions":[{"question":"One?","options":["a","b"]},{"question":"Ok?","type":"confirm"}]}"#,
+        );
+        let form = Form::new(&p, Dialect::Titled);
+        for (content, index) in [
+            (serde_json::json!({"q1": ["1", "2"], "q2": true}), 0),
+            (serde_json::json!({"q1": {"id": "1"}, "q2": true}), 0),
+            (serde_json::json!({"q1": "1", "q2": "maybe"}), 1),
+            (serde_json::json!({"q1": "1", "q2": [true]}), 1),
+        ] {
+            let err = form.read(&p, Some(&content)).unwrap_err();
+            assert_eq!(
+                err.path(),
+                Some(format!("questions[{index}]").as_str()),
+                "{content}"
+            );
+        }
+        let doc = form
+            .read(&p, Some(&serde_json::json!({"q1": ["2"], "q2": "y"})))
+            .unwrap();
+        assert_eq!(doc.answers[0].values, ["b"]);
+        assert_eq!(doc.answers[1].values, ["yes"]);
+        assert!(form.read(&p, Some(&serde_json::json!("q1"))).is_err());
+    }
+
     #[test]
     fn dialect_follows_the_protocol_version() {
         assert_eq!(
