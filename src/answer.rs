@@ -414,6 +414,8 @@ fn parse_multi(question: &Question, reply: &str) -> Option<Choice> {
 mod tests {
     use super::*;
 
+    use crate::input::first_question as question;
+
     fn prompt(json: &str) -> Prompt {
         crate::input::parse(json.as_bytes()).unwrap()
     }
@@ -462,12 +464,6 @@ mod tests {
         assert_eq!(err.path(), Some("questions[0]"));
     }
 
-    fn question(input: &str) -> Question {
-        crate::input::parse(input.as_bytes())
-            .unwrap()
-            .questions
-            .remove(0)
-    }
 
     #[test]
     fn invalid_reply_quotes_the_question_up_to_80_characters() {

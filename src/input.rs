@@ -706,6 +706,15 @@ fn join(base: &str, key: &str) -> String {
     }
 }
 
+/// For unit tests: the first question of an input that must be valid.
+#[cfg(test)]
+pub(crate) fn first_question(input: &str) -> Question {
+    parse(input.as_bytes())
+        .expect("a valid input")
+        .questions
+        .remove(0)
+}
+
 pub fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",

@@ -114,12 +114,7 @@ pub fn find_choice<'a>(options: &'a [Choice], text: &str) -> Option<&'a Choice> 
 mod tests {
     use super::*;
 
-    fn question(input: &str) -> Question {
-        crate::input::parse(input.as_bytes())
-            .unwrap()
-            .questions
-            .remove(0)
-    }
+    use crate::input::first_question as question;
 
     #[test]
     fn kind_names_are_the_documents_names() {
