@@ -314,181 +314,50 @@ fn all_valid_exits_zero() {
 
 /// Each file in tests/check/broken, with the code and field path it must be
 /// refused with: being refused for another reason is a failure.
+#[rustfmt::skip]
 const BROKEN: &[(&str, &str, Option<&str>)] = &[
-    (
-        "answer/answered-and-cancelled.json",
-        "INVALID_FIELD",
-        Some("answered"),
-    ),
-    (
-        "answer/answered-without-answers.json",
-        "INVALID_FIELD",
-        Some("answers"),
-    ),
-    (
-        "answer/cancelled-with-answers.json",
-        "INVALID_FIELD",
-        Some("answers"),
-    ),
-    (
-        "answer/empty-custom-text.json",
-        "INVALID_FIELD",
-        Some("answers[0].customText"),
-    ),
-    (
-        "answer/missing-timed-out.json",
-        "INVALID_FIELD",
-        Some("timedOut"),
-    ),
-    (
-        "answer/option-id-zero.json",
-        "INVALID_FIELD",
-        Some("answers[0].optionIds[0]"),
-    ),
-    (
-        "answer/reason-when-answered.json",
-        "INVALID_FIELD",
-        Some("reason"),
-    ),
-    (
-        "answer/unknown-key.json",
-        "INVALID_FIELD",
-        Some("answers[0].confidence"),
-    ),
+    ("answer/answered-and-cancelled.json", "INVALID_FIELD", Some("answered")),
+    ("answer/answered-without-answers.json", "INVALID_FIELD", Some("answers")),
+    ("answer/cancelled-with-answers.json", "INVALID_FIELD", Some("answers")),
+    ("answer/empty-custom-text.json", "INVALID_FIELD", Some("answers[0].customText")),
+    ("answer/missing-timed-out.json", "INVALID_FIELD", Some("timedOut")),
+    ("answer/option-id-zero.json", "INVALID_FIELD", Some("answers[0].optionIds[0]")),
+    ("answer/reason-when-answered.json", "INVALID_FIELD", Some("reason")),
+    ("answer/unknown-key.json", "INVALID_FIELD", Some("answers[0].confidence")),
     ("answer/version-2.json", "INVALID_FIELD", Some("version")),
-    (
-        "error/empty-message.json",
-        "INVALID_FIELD",
-        Some("error.message"),
-    ),
+    ("error/empty-message.json", "INVALID_FIELD", Some("error.message")),
     ("error/empty-path.json", "INVALID_FIELD", Some("error.path")),
-    (
-        "error/missing-message.json",
-        "INVALID_FIELD",
-        Some("error.message"),
-    ),
-    (
-        "error/numeric-parse-error.json",
-        "INVALID_FIELD",
-        Some("error.parseError"),
-    ),
+    ("error/missing-message.json", "INVALID_FIELD", Some("error.message")),
+    ("error/numeric-parse-error.json", "INVALID_FIELD", Some("error.parseError")),
     // Another tool's document is read as a tool input, which has no question.
-    (
-        "error/other-tool.json",
-        "MISSING_QUESTION",
-        Some("question"),
-    ),
+    ("error/other-tool.json", "MISSING_QUESTION", Some("question")),
     // status "ok" makes it a prompt document, which has no `error` key.
     ("error/status-ok.json", "INVALID_FIELD", Some("error")),
-    (
-        "error/unknown-code.json",
-        "INVALID_FIELD",
-        Some("error.code"),
-    ),
-    (
-        "error/unknown-key.json",
-        "INVALID_FIELD",
-        Some("error.line"),
-    ),
+    ("error/unknown-code.json", "INVALID_FIELD", Some("error.code")),
+    ("error/unknown-key.json", "INVALID_FIELD", Some("error.line")),
     // A top-level array has no field to point at.
     ("input/array.json", "INVALID_INPUT", None),
-    (
-        "input/boolean-options.json",
-        "INVALID_OPTIONS",
-        Some("options[0]"),
-    ),
-    (
-        "input/empty-question.json",
-        "MISSING_QUESTION",
-        Some("question"),
-    ),
-    (
-        "input/empty-questions.json",
-        "INVALID_QUESTIONS",
-        Some("questions"),
-    ),
-    (
-        "input/long-header.json",
-        "INVALID_FIELD",
-        Some("questions[0].header"),
-    ),
-    (
-        "input/no-question.json",
-        "MISSING_QUESTION",
-        Some("question"),
-    ),
-    (
-        "input/question-and-questions.json",
-        "INVALID_INPUT",
-        Some("question"),
-    ),
-    (
-        "input/select-without-options.json",
-        "MISSING_OPTIONS",
-        Some("options"),
-    ),
-    (
-        "input/single-without-options.json",
-        "MISSING_OPTIONS",
-        Some("options"),
-    ),
-    (
-        "input/timeout-too-short.json",
-        "INVALID_FIELD",
-        Some("timeout"),
-    ),
+    ("input/boolean-options.json", "INVALID_OPTIONS", Some("options[0]")),
+    ("input/empty-question.json", "MISSING_QUESTION", Some("question")),
+    ("input/empty-questions.json", "INVALID_QUESTIONS", Some("questions")),
+    ("input/long-header.json", "INVALID_FIELD", Some("questions[0].header")),
+    ("input/no-question.json", "MISSING_QUESTION", Some("question")),
+    ("input/question-and-questions.json", "INVALID_INPUT", Some("question")),
+    ("input/select-without-options.json", "MISSING_OPTIONS", Some("options")),
+    ("input/single-without-options.json", "MISSING_OPTIONS", Some("options")),
+    ("input/timeout-too-short.json", "INVALID_FIELD", Some("timeout")),
     ("input/unknown-kind.json", "INVALID_FIELD", Some("type")),
-    (
-        "prompt/boolean-format-for-select.json",
-        "INVALID_FIELD",
-        Some("prompt.answer_format"),
-    ),
-    (
-        "prompt/confirm-default-maybe.json",
-        "INVALID_FIELD",
-        Some("prompt.default"),
-    ),
-    (
-        "prompt/missing-answer-format.json",
-        "INVALID_FIELD",
-        Some("prompt.answer_format"),
-    ),
-    (
-        "prompt/null-context.json",
-        "INVALID_FIELD",
-        Some("prompt.context"),
-    ),
-    (
-        "prompt/one-item-prompts.json",
-        "INVALID_FIELD",
-        Some("prompts"),
-    ),
-    (
-        "prompt/prompt-and-prompts.json",
-        "INVALID_FIELD",
-        Some("prompts"),
-    ),
-    (
-        "prompt/required-true.json",
-        "INVALID_FIELD",
-        Some("prompt.required"),
-    ),
-    (
-        "prompt/single-context-outside.json",
-        "INVALID_FIELD",
-        Some("context"),
-    ),
+    ("prompt/boolean-format-for-select.json", "INVALID_FIELD", Some("prompt.answer_format")),
+    ("prompt/confirm-default-maybe.json", "INVALID_FIELD", Some("prompt.default")),
+    ("prompt/missing-answer-format.json", "INVALID_FIELD", Some("prompt.answer_format")),
+    ("prompt/null-context.json", "INVALID_FIELD", Some("prompt.context")),
+    ("prompt/one-item-prompts.json", "INVALID_FIELD", Some("prompts")),
+    ("prompt/prompt-and-prompts.json", "INVALID_FIELD", Some("prompts")),
+    ("prompt/required-true.json", "INVALID_FIELD", Some("prompt.required")),
+    ("prompt/single-context-outside.json", "INVALID_FIELD", Some("context")),
     ("prompt/status-done.json", "INVALID_FIELD", Some("status")),
-    (
-        "prompt/text-with-options.json",
-        "INVALID_FIELD",
-        Some("prompt.options"),
-    ),
-    (
-        "prompt/unknown-key.json",
-        "INVALID_FIELD",
-        Some("prompt.colour"),
-    ),
+    ("prompt/text-with-options.json", "INVALID_FIELD", Some("prompt.options")),
+    ("prompt/unknown-key.json", "INVALID_FIELD", Some("prompt.colour")),
 ];
 
 #[test]
