@@ -148,10 +148,8 @@ impl Form {
     ) -> Option<Choice> {
         let answer = self.value(content, index, &Role::Answer);
         match question.kind {
+            // A boolean reads as "yes"/"no": a confirm's answer, a text's words.
             Kind::Text | Kind::Confirm => match answer {
-                Some(Value::Bool(yes)) if question.kind == Kind::Confirm => {
-                    Some(Choice::Confirm(*yes))
-                }
                 Some(value) => parse_reply(question, &text_of(value)?),
                 None => parse_reply(question, ""),
             },
@@ -773,6 +771,41 @@ mod tests {
         );
         assert_eq!(doc.answers[1].values, Vec::<String>::new(), "skipped");
         assert_eq!(doc.answers[3].values, ["yes"]);
+    }
+
+    #[test]
+    fn a_required_field_is_required_unless_other_may_answer_it() {
+        let p = prompt(
+            r#"{"questions":[{"id":"a","question":"A?","options":["x","y"]},
+            {"id":"b","question":"B?","options":["x","y"],"multi_select":true},
+            {"id":"c","question":"C?","options":["x","y"],"allow_other":true},
+            {"id":"d","question":"D?"},{"id":"e","question":"E?","required":false}]}"#,
+        );
+        for dialect in [Dialect::Titled, Dialect::Legacy] {
+            let schema = schema_json(&Form::new(&p, dialect));
+            let required = if dialect == Dialect::Titled {
+                serde_json::json!(["a", "b", "d"])
+            } else {
+                // Legacy multi-select is checkboxes: none of them alone is required.
+                serde_json::json!(["a", "d"])
+            };
+            assert_eq!(schema["required"], required, "{dialect:?}");
+        }
+    }
+
+    #[test]
+    fn property_names_skip_every_taken_one() {
+        let p = prompt(
+            r#"{"questions":[{"id":"a","question":"A?","options":["x","y"],"allow_other":true},
+            {"id":"a.other","question":"B?"},{"id":"a.other_2","question":"C?"}]}"#,
+        );
+        let keys: Vec<_> = schema_json(&Form::new(&p, Dialect::Titled))["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(keys, ["a", "a.other_3", "a.other", "a.other_2"]);
     }
 
     #[test]
