@@ -536,12 +536,14 @@ fn wrongly_typed_fields_are_invalid_field() {
         Some("questions[0].header"),
         "must be a string",
     );
-    err(
-        r#"{"questions":[{"question":"q","id":[1]}]}"#,
-        "INVALID_FIELD",
-        Some("questions[0].id"),
-        "id must be a non-empty string",
-    );
+    for id in ["[1]", r#""""#, r#""  ""#] {
+        err(
+            &format!(r#"{{"questions":[{{"question":"q","id":{id}}}]}}"#),
+            "INVALID_FIELD",
+            Some("questions[0].id"),
+            "id must be a non-empty string",
+        );
+    }
     err(
         r#"{"questions":[{"question":"q","required":"no"}]}"#,
         "INVALID_FIELD",
