@@ -891,11 +891,7 @@ fn a_waiting_call_reports_progress_when_asked() {
 /// whose progress has no total, and the person's answer still counts.
 fn mcp_timeout_0_sets_no_limit_of_its_own() {
     let (mut raw, form) = waiting_with_progress("0");
-    let progress = raw
-        .lines
-        .recv_timeout(Duration::from_secs(60))
-        .expect("a heartbeat within 60 s");
-    let progress: Value = serde_json::from_str(&progress).unwrap();
+    let progress = raw.next_within(Duration::from_secs(60));
     assert_eq!(progress["method"], "notifications/progress", "{progress}");
     assert!(progress["params"].get("total").is_none(), "{progress}");
     raw.send(

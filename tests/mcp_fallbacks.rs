@@ -55,14 +55,21 @@ fn assert_relayed_prompt(result: &Value) {
     );
 }
 
+/// The error document of an error result: its one text block (error results
+/// carry no structuredContent, which the outputSchema keeps for answers).
+fn error_document(result: &Value) -> Value {
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(result.get("structuredContent").is_none(), "{result}");
+    let blocks = result["content"].as_array().unwrap();
+    assert_eq!(blocks.len(), 1, "{result}");
+    assert_eq!(blocks[0]["type"], "text");
+    serde_json::from_str(blocks[0]["text"].as_str().unwrap()).unwrap()
+}
+
 /// The tool result of an error document given as its exact line.
 fn assert_error_result(result: &Value, line: &str) {
-    assert_eq!(result["isError"], true, "{result}");
-    assert_eq!(result["content"], json!([{"type": "text", "text": line}]));
-    assert_eq!(
-        result["structuredContent"],
-        serde_json::from_str::<Value>(line).unwrap()
-    );
+    error_document(result);
+    assert_eq!(result["content"][0]["text"], line);
 }
 
 #[test]
@@ -143,10 +150,9 @@ fn fallback_tty_without_a_terminal_is_no_tty() {
     let mut raw = Raw::spawn(command);
     raw.initialize("2025-11-25", json!({}));
     raw.call(1, &question(), None);
-    let result = result_of(&raw, 1);
-    assert_eq!(result["isError"], true, "{result}");
-    let error = &result["structuredContent"]["error"];
-    assert_eq!(error["code"], "NO_TTY", "{result}");
+    let document = error_document(&result_of(&raw, 1));
+    let error = &document["error"];
+    assert_eq!(error["code"], "NO_TTY", "{document}");
     assert!(
         error["message"]
             .as_str()

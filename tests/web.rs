@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

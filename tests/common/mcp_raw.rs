@@ -65,10 +65,15 @@ impl Raw {
 
     /// The next message; every stdout line must be one JSON-RPC message.
     pub fn next(&self) -> Value {
+        self.next_within(Duration::from_secs(10))
+    }
+
+    /// The next message, which must come within `limit`.
+    pub fn next_within(&self, limit: Duration) -> Value {
         let line = self
             .lines
-            .recv_timeout(Duration::from_secs(10))
-            .expect("the server answers within 10 s");
+            .recv_timeout(limit)
+            .unwrap_or_else(|_| panic!("the server answers within {limit:?}"));
         let value: Value = serde_json::from_str(&line).expect("stdout carries JSON only");
         assert_eq!(value["jsonrpc"], "2.0", "{line}");
         value
