@@ -299,6 +299,48 @@ fn page_with_few_descriptors(descriptors: u32) -> Page {
 }
 
 #[cfg(target_os = "linux")]
+/// Waits (up to 30 s) until every descriptor number below `descriptors` is
+/// in use in the page (so accept fails) and it has answered each connection it
+/// holds: at least as many of `streams` have a response waiting as the page
+/// has connected sockets (all but its listener; a stream it answered may
+/// since have been closed).
+fn served_and_full(page: &Page, streams: &[TcpStream], descriptors: usize) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    for stream in streams {
+        stream.set_nonblocking(true).unwrap();
+    }
+    loop {
+        // Descriptors inherited from the test runner may sit above the limit.
+        let open: Vec<String> = std::fs::read_dir(format!("/proc/{}/fd", page.child.id()))
+            .unwrap()
+            .filter_map(|entry| {
+                let entry = entry.ok()?;
+                let number: usize = entry.file_name().to_str()?.parse().ok()?;
+                let target = std::fs::read_link(entry.path()).ok()?;
+                (number < descriptors).then(|| target.to_string_lossy().into_owned())
+            })
+            .collect();
+        let connected = open.iter().filter(|t| t.starts_with("socket:")).count() - 1;
+        let served = streams
+            .iter()
+            .filter(|stream| stream.peek(&mut [0u8; 1]).is_ok_and(|n| n > 0))
+            .count();
+        if open.len() == descriptors && served >= connected {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} of {descriptors} descriptors open, {served} of {connected} connections served",
+            open.len()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for stream in streams {
+        stream.set_nonblocking(false).unwrap();
+    }
+}
+
+#[cfg(target_os = "linux")]
 /// CPU time the process has used, in clock ticks (utime + stime).
 fn cpu_ticks(page: &Page) -> u64 {
     common::process::cpu_ticks(page.child.id())
@@ -338,8 +380,9 @@ fn a_failing_accept_does_not_spin() {
             hold(&page, request.as_bytes())
         })
         .collect();
-    // Let the accepted ones be served (and so proven) and the rest wait.
-    std::thread::sleep(Duration::from_millis(500));
+    // Wait until the accepted ones are served (and so proven) and the rest
+    // wait: every descriptor in use and a response on each accepted connection.
+    served_and_full(&page, &proven, 32);
     // Clock ticks are 10 ms (USER_HZ 100). Pausing and doubling up to 0.5 s,
     // the server uses about none in 3 s; a loop that retried every
     // millisecond used 12 here, a spinning one would use 300.
