@@ -320,6 +320,7 @@ const BROKEN: &[(&str, &str, Option<&str>)] = &[
     ("answer/answered-without-answers.json", "INVALID_FIELD", Some("answers")),
     ("answer/cancelled-with-answers.json", "INVALID_FIELD", Some("answers")),
     ("answer/empty-custom-text.json", "INVALID_FIELD", Some("answers[0].customText")),
+    ("answer/inbox-id-malformed.json", "INVALID_FIELD", Some("inboxId")),
     ("answer/missing-timed-out.json", "INVALID_FIELD", Some("timedOut")),
     ("answer/option-id-zero.json", "INVALID_FIELD", Some("answers[0].optionIds[0]")),
     ("answer/reason-when-answered.json", "INVALID_FIELD", Some("reason")),

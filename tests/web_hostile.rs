@@ -311,14 +311,10 @@ fn served_and_full(page: &Page, streams: &[TcpStream], descriptors: usize) {
     }
     loop {
         // Descriptors inherited from the test runner may sit above the limit.
-        let open: Vec<String> = std::fs::read_dir(format!("/proc/{}/fd", page.child.id()))
-            .unwrap()
-            .filter_map(|entry| {
-                let entry = entry.ok()?;
-                let number: usize = entry.file_name().to_str()?.parse().ok()?;
-                let target = std::fs::read_link(entry.path()).ok()?;
-                (number < descriptors).then(|| target.to_string_lossy().into_owned())
-            })
+        let open: Vec<String> = common::process::open_files(page.child.id())
+            .into_iter()
+            .filter(|(number, _)| *number < descriptors)
+            .map(|(_, target)| target)
             .collect();
         let connected = open.iter().filter(|t| t.starts_with("socket:")).count() - 1;
         let served = streams

@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::BIN;
+use super::process::spawn_piped;
 
 /// The server as a child process, read line by line on a thread.
 pub struct Raw {
@@ -32,12 +33,7 @@ impl Raw {
 
     /// Starts `command` (the binary with its arguments) with piped stdio.
     pub fn spawn(mut command: Command) -> Raw {
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_piped(&mut command, Stdio::null());
         let stdin = child.stdin.take().unwrap();
         let stdout = child.stdout.take().unwrap();
         let (tx, lines) = mpsc::channel();

@@ -1,6 +1,6 @@
 //! Child processes and ports: input on stdin, an exit with a hang guard, a
 //! closed port, a child without a terminal, and what a process uses
-//! (memory, CPU) as /proc says.
+//! (memory, CPU, open files) as /proc says.
 
 use std::io::Write;
 use std::net::TcpStream;
@@ -17,6 +17,16 @@ pub fn output_with_stdin(command: &mut Command, input: &[u8]) -> std::io::Result
         .spawn()?;
     child.stdin.take().unwrap().write_all(input)?;
     child.wait_with_output()
+}
+
+/// Starts `command` with its stdin and stdout piped and its stderr as given.
+pub fn spawn_piped(command: &mut Command, stderr: Stdio) -> Child {
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .unwrap()
 }
 
 /// `command` run in a new session (setsid): no controlling terminal, even
@@ -96,4 +106,20 @@ pub fn cpu_ticks(pid: u32) -> u64 {
         .split_whitespace()
         .collect();
     fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// Process `pid`'s open files: each descriptor's number and what it links to
+/// (`socket:[…]`, `pipe:[…]`, a path), as /proc says.
+#[cfg(target_os = "linux")]
+pub fn open_files(pid: u32) -> Vec<(usize, String)> {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .filter_map(|entry| {
+            // A descriptor may close between the listing and the reading.
+            let entry = entry.ok()?;
+            let number = entry.file_name().to_str()?.parse().ok()?;
+            let target = std::fs::read_link(entry.path()).ok()?;
+            Some((number, target.to_string_lossy().into_owned()))
+        })
+        .collect()
 }
