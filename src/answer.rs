@@ -464,7 +464,6 @@ mod tests {
         assert_eq!(err.path(), Some("questions[0]"));
     }
 
-
     #[test]
     fn invalid_reply_quotes_the_question_up_to_80_characters() {
         let whole = "q".repeat(80);
