@@ -700,6 +700,10 @@ mod tests {
 
     #[test]
     fn titled_form_carries_every_part_of_the_questions() {
+        // Every question has an optional note field after its own fields.
+        let note = serde_json::json!({"type": "string", "title": "Note (optional)",
+            "description": "A remark to go with your answer; it never replaces the answer.",
+            "maxLength": 1000});
         let p = prompt(EVERY_PART);
         let form = Form::new(&p, Dialect::Titled);
         assert_eq!(
@@ -716,13 +720,17 @@ mod tests {
                        "default": "2"},
                 "db.other": {"type": "string", "title": "Other (in your own words)",
                              "description": "Leave empty to use the choices above."},
+                "db.note": note.clone(),
                 "checks": {"type": "array", "title": "Checks?", "maxItems": 2,
                            "items": {"anyOf": [{"const": "1", "title": "lint"},
                                                {"const": "2", "title": "test (Recommended)"}]},
                            "default": ["2"]},
+                "checks.note": note.clone(),
                 "name": {"type": "string", "title": "Name?", "description": "e.g. api",
                          "minLength": 1, "default": "main"},
-                "ship": {"type": "boolean", "title": "Ship?", "default": true}},
+                "name.note": note.clone(),
+                "ship": {"type": "boolean", "title": "Ship?", "default": true},
+                "ship.note": note},
              "required": ["name", "ship"]})
         );
     }
@@ -805,7 +813,19 @@ mod tests {
             .keys()
             .cloned()
             .collect();
-        assert_eq!(keys, ["a", "a.other_3", "a.other", "a.other_2"]);
+        // Each question's note field follows its own fields.
+        assert_eq!(
+            keys,
+            [
+                "a",
+                "a.other_3",
+                "a.note",
+                "a.other",
+                "a.other.note",
+                "a.other_2",
+                "a.other_2.note"
+            ]
+        );
     }
 
     #[test]
