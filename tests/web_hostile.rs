@@ -299,9 +299,9 @@ fn page_with_few_descriptors(descriptors: u32) -> Page {
 }
 
 #[cfg(target_os = "linux")]
-/// Waits (up to 30 s) until every descriptor number below `descriptors` is
-/// in use in the page (so accept fails) and it has answered each connection it
-/// holds: at least as many of `streams` have a response waiting as the page
+/// Waits (up to 30 s) until the page has answered each connection it holds
+/// and either every descriptor number below `descriptors` is in use (so
+/// accept fails) or every one of `streams` is answered or closed. Answered: at least as many of `streams` have a response waiting as the page
 /// has connected sockets (all but its listener; a stream it answered may
 /// since have been closed).
 fn served_and_full(page: &Page, streams: &[TcpStream], descriptors: usize) {
@@ -319,9 +319,13 @@ fn served_and_full(page: &Page, streams: &[TcpStream], descriptors: usize) {
         let connected = open.iter().filter(|t| t.starts_with("socket:")).count() - 1;
         let served = streams
             .iter()
-            .filter(|stream| stream.peek(&mut [0u8; 1]).is_ok_and(|n| n > 0))
+            // A response waiting, or the page closed it (peek reads 0).
+            .filter(|stream| stream.peek(&mut [0u8; 1]).is_ok())
             .count();
-        if open.len() == descriptors && served >= connected {
+        // Settled: each connection the page holds is answered, and either
+        // every descriptor is in use (the rest wait on a failing accept) or
+        // nobody waits any more (the page freed descriptors as it served).
+        if served >= connected && (open.len() == descriptors || served == streams.len()) {
             break;
         }
         assert!(
