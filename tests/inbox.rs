@@ -22,7 +22,7 @@ use common::clients::{chromium, mcp_python, prometheus_python, tests_dir};
 use common::page::{Response, connect, raw_request, read_response};
 #[cfg(target_os = "linux")]
 use common::process::{cpu_ticks, memory_kib};
-use common::process::{exit_with_one_line, exit_within, spawn_piped, without_tty};
+use common::process::{exit_with_one_line, exit_within, spawn_asking, without_tty};
 
 const DATABASE: &str = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"]}"#;
 const EXTRAS: &str =
@@ -216,16 +216,7 @@ impl Asker {
 
     /// Any asking command with `input` on stdin, once its question is in the inbox.
     fn spawn(mut command: Command, input: &str) -> Asker {
-        let mut child = spawn_piped(&mut command, Stdio::piped());
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
+        let (child, mut stderr, line) = spawn_asking(&mut command, input);
         let id = line
             .split("question ")
             .nth(1)

@@ -1,15 +1,15 @@
 //! A running `ask --ui web` and raw HTTP/1.1 over TCP: what the web tests
 //! (tests/web.rs, tests/web_hostile.rs) drive the page with.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, ChildStderr, Command, Stdio};
+use std::process::{Child, ChildStderr, Command};
 use std::time::Duration;
 
 use serde_json::Value;
 
 use super::BIN;
-use super::process::{exit_with_one_line, port_is_closed};
+use super::process::{exit_with_one_line, port_is_closed, spawn_asking};
 
 /// A running `ask --ui web`: its URL, port and token, read from stderr.
 pub struct Page {
@@ -36,21 +36,7 @@ impl Page {
 
     /// Runs `command` (an `ask --ui web` reading stdin) with `input`.
     pub fn spawn(mut command: Command, input: &str) -> Page {
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the binary starts");
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
+        let (child, stderr, line) = spawn_asking(&mut command, input);
         let url = line
             .split_whitespace()
             .find(|w| w.starts_with("http://"))

@@ -29,6 +29,27 @@ pub fn spawn_piped(command: &mut Command, stderr: Stdio) -> Child {
         .unwrap()
 }
 
+/// Starts `command` (an asker that reads its question from stdin and then
+/// says on stderr where it asked) with `input` on stdin, and reads that first
+/// stderr line. The rest of stderr is the caller's to read or drain.
+pub fn spawn_asking(
+    command: &mut Command,
+    input: &str,
+) -> (Child, std::io::BufReader<std::process::ChildStderr>, String) {
+    use std::io::BufRead;
+    let mut child = spawn_piped(command, Stdio::piped());
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    (child, stderr, line)
+}
+
 /// `command` run in a new session (setsid): no controlling terminal, even
 /// when `cargo test` has one.
 pub fn without_tty(command: &mut Command) -> &mut Command {
