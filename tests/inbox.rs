@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use common::BIN;
 use common::browser::Browser;
 use common::clients::{chromium, mcp_python, prometheus_python, tests_dir};
-use common::page::{Response, connect, raw_request, read_response};
+use common::page::{self, Response, connect, read_response, same_origin_request};
 #[cfg(target_os = "linux")]
 use common::process::{cpu_ticks, memory_kib};
 use common::process::{exit_with_one_line, exit_within, spawn_asking, without_tty};
@@ -122,28 +122,11 @@ impl Inbox {
 
     /// A request as the page sends it (token, Origin, JSON).
     fn request(&self, method: &str, path: &str, body: &str) -> Response {
-        let host = self.host();
-        let bearer = format!("Bearer {}", self.token);
-        let origin = format!("http://{host}");
-        self.send(
-            method,
-            path,
-            &[
-                ("Host", &host),
-                ("Authorization", &bearer),
-                ("Origin", &origin),
-                ("Content-Type", "application/json"),
-            ],
-            body.as_bytes(),
-        )
+        same_origin_request(self.port, &self.token, method, path, body)
     }
 
     fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
-        let mut stream = connect(self.port);
-        stream
-            .write_all(&raw_request(method, path, headers, body))
-            .unwrap();
-        read_response(&mut stream)
+        page::send(self.port, method, path, headers, body)
     }
 
     /// The pending questions, as `inbox list` prints them.

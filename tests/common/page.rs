@@ -63,20 +63,7 @@ impl Page {
 
     /// A request with every header a same-origin page sends.
     pub fn request(&self, method: &str, path: &str, body: &str) -> Response {
-        let host = self.host();
-        let bearer = format!("Bearer {}", self.token);
-        let origin = format!("http://{host}");
-        self.send(
-            method,
-            path,
-            &[
-                ("Host", host.as_str()),
-                ("Authorization", bearer.as_str()),
-                ("Origin", origin.as_str()),
-                ("Content-Type", "application/json"),
-            ],
-            body.as_bytes(),
-        )
+        same_origin_request(self.port, &self.token, method, path, body)
     }
 
     pub fn send(
@@ -86,11 +73,7 @@ impl Page {
         headers: &[(&str, &str)],
         body: &[u8],
     ) -> Response {
-        let mut stream = connect(self.port);
-        stream
-            .write_all(&raw_request(method, path, headers, body))
-            .unwrap();
-        read_response(&mut stream)
+        send(self.port, method, path, headers, body)
     }
 
     pub fn signal(&self, name: &str) {
@@ -150,6 +133,42 @@ pub fn connect(port: u16) -> TcpStream {
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
     stream
+}
+
+/// One request on a new connection to 127.0.0.1:`port`; its response.
+pub fn send(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Response {
+    let mut stream = connect(port);
+    stream
+        .write_all(&raw_request(method, path, headers, body))
+        .unwrap();
+    read_response(&mut stream)
+}
+
+/// A request as a page served on `port` sends it: Host, the bearer
+/// `token`, its own Origin, JSON.
+pub fn same_origin_request(
+    port: u16,
+    token: &str,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> Response {
+    let host = format!("127.0.0.1:{port}");
+    let bearer = format!("Bearer {token}");
+    let origin = format!("http://{host}");
+    let headers = [
+        ("Host", host.as_str()),
+        ("Authorization", bearer.as_str()),
+        ("Origin", origin.as_str()),
+        ("Content-Type", "application/json"),
+    ];
+    send(port, method, path, &headers, body.as_bytes())
 }
 
 pub fn raw_request(method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
