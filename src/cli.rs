@@ -145,7 +145,9 @@ pub enum Command {
     /// Connect hosts (Claude Code, Codex, Gemini CLI, VS Code, …): add ask_user to their MCP config.
     #[command(
         long_about = "Connect hosts to ask_user: write its MCP server entry (this binary's absolute path,\n\
-            with `mcp`) into each host's user-level config file, keeping everything else in the file.\n\n\
+            with `mcp`) into each host's user-level config file, keeping everything else in the file.\n\
+            Run from npx's or uvx's cache (npx -y ask-user, uvx --from ask-user ask_user), the entry\n\
+            runs that same pinned command instead, since the cache may be emptied at any time.\n\n\
             Without HOST on a terminal, choose among the hosts (those found on this machine pre-selected).",
         after_help = "Hosts and files (Linux): claude-code ~/.claude.json, claude-desktop ~/.config/Claude/claude_desktop_config.json,\n\
             codex ~/.codex/config.toml, gemini ~/.gemini/settings.json, antigravity ~/.gemini/antigravity/mcp_config.json,\n\
@@ -154,6 +156,28 @@ pub enum Command {
             Exit codes: 0 done, 1 any host failed (its error document on stdout), 2 usage error, 130 cancelled."
     )]
     Setup(SetupArgs),
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
+    #[command(
+        after_help = "Load it for this shell, or install it where your shell looks:\n  \
+        bash: source <(ask_user completions bash)       (~/.local/share/bash-completion/completions/ask_user)\n  \
+        zsh:  ask_user completions zsh > ~/.zfunc/_ask_user   (with fpath+=(~/.zfunc) before compinit)\n  \
+        fish: ask_user completions fish > ~/.config/fish/completions/ask_user.fish\n  \
+        elvish: eval (ask_user completions elvish | slurp)\n  \
+        powershell: ask_user completions powershell | Out-String | Invoke-Expression\n\
+        Exit codes: 0 printed, 2 usage error."
+    )]
+    Completions {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Write the man pages (ask_user.1 and one ask_user-COMMAND.1 per command) into DIR.
+    /// For packagers: release archives carry them already.
+    #[command(hide = true)]
+    Man {
+        /// The folder to write the pages into (created if missing).
+        dir: PathBuf,
+    },
     /// Serve the inbox: one page for every question from every asker on this machine.
     /// With a verb: list, answer or cancel its questions, or print its history, from any terminal.
     #[command(

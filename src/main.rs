@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod cli;
+mod generate;
 use cli::{AskArgs, Cli, Command, InboxArgs, InboxVerb, SetupArgs, choose_ui};
 
 use ask_user::answer::{AnswerDocument, resolve_replies};
@@ -108,6 +109,14 @@ fn command_line() -> i32 {
         }),
         Some(Command::Setup(args)) => setup(args),
         Some(Command::Inbox(args)) => inbox(args),
+        Some(Command::Completions { shell }) => {
+            generate::completions(shell, &mut std::io::stdout().lock());
+            exit::OK
+        }
+        Some(Command::Man { dir }) => match generate::man_pages(&dir) {
+            Ok(_) => exit::OK,
+            Err(err) => fail(&err),
+        },
     }
 }
 

@@ -7,6 +7,8 @@
 
 pub mod browser;
 pub mod clients;
+pub mod clone;
+pub mod dist;
 pub mod harness;
 pub mod mcp_raw;
 pub mod page;
@@ -84,4 +86,30 @@ pub fn assert_error(run: &Run, code: &str, path: Option<&str>, message: &str) ->
 
 pub fn err(input: &str, code: &str, path: Option<&str>, message: &str) -> Value {
     assert_error(&execute(input.as_bytes()), code, path, message)
+}
+
+/// The pages `ask_user man` writes: one per command --help lists (the
+/// hidden `man` has none), and the inbox's verbs.
+pub fn man_pages() -> Vec<String> {
+    let mut pages = vec!["ask_user.1".to_string()];
+    for command in [
+        "answer",
+        "ask",
+        "check",
+        "completions",
+        "describe",
+        "help",
+        "inbox",
+        "mcp",
+        "prompt",
+        "schema",
+        "setup",
+    ] {
+        pages.push(format!("ask_user-{command}.1"));
+    }
+    for verb in ["answer", "cancel", "history", "list"] {
+        pages.push(format!("ask_user-inbox-{verb}.1"));
+    }
+    pages.sort();
+    pages
 }
