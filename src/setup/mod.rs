@@ -11,6 +11,7 @@
 mod diff;
 mod file;
 mod json;
+mod launch;
 mod toml;
 
 use std::ffi::OsString;
@@ -21,6 +22,7 @@ use serde::Serialize;
 
 use crate::error::{AskError, Detail, ErrorBody};
 use crate::exit;
+use launch::Launch;
 
 /// The name of the entry in every host's list of servers.
 const ENTRY: &str = crate::TOOL_NAME;
@@ -414,10 +416,11 @@ impl Malformed {
     }
 }
 
-/// The entry that setup writes for `host`, running `binary`.
-fn fields(host: Host, binary: &str) -> Vec<Field> {
+/// The entry that setup writes for `host`, started as `launch` says.
+fn fields(host: Host, launch: &Launch) -> Vec<Field> {
     let spec = host.spec();
-    let mut args = vec!["mcp".to_string()];
+    let mut args = launch.args.clone();
+    args.push("mcp".to_string());
     args.extend(spec.args.iter().map(|arg| arg.to_string()));
     let mut fields = Vec::with_capacity(4);
     if let Format::Json {
@@ -426,7 +429,7 @@ fn fields(host: Host, binary: &str) -> Vec<Field> {
     {
         fields.push(Field::new("type", Value::Text("stdio".into())));
     }
-    fields.push(Field::new("command", Value::Text(binary.to_string())));
+    fields.push(Field::new("command", Value::Text(launch.command.clone())));
     fields.push(Field::new("args", Value::List(args)));
     if let Some(seconds) = spec.tool_timeout_sec {
         fields.push(Field::new("tool_timeout_sec", Value::Seconds(seconds)));
@@ -459,17 +462,17 @@ impl Plan {
 }
 
 /// Reads `host`'s file and works out its new text; writes nothing.
-fn plan(host: Host, env: &Env, action: Action, binary: &str) -> Result<Plan, AskError> {
+fn plan(host: Host, env: &Env, action: Action, launch: &Launch) -> Result<Plan, AskError> {
     let path = config_path(host, env);
     let before = read_text(&path)?;
     // A byte-order mark (Windows editors) stays, out of the parsers' way.
     let (bom, text) = split_bom(before.as_deref().unwrap_or(""));
     let edited = match (action, &host.spec().format) {
         (Action::Set, Format::Json { container, .. }) => {
-            json::set(text, container, ENTRY, &fields(host, binary))
+            json::set(text, container, ENTRY, &fields(host, launch))
         }
         (Action::Set, Format::Toml { container }) => {
-            toml::set(text, container, ENTRY, &fields(host, binary))
+            toml::set(text, container, ENTRY, &fields(host, launch))
         }
         (Action::Remove, Format::Json { container, .. }) => json::remove(text, container, ENTRY),
         (Action::Remove, Format::Toml { container }) => toml::remove(text, container, ENTRY),
@@ -626,16 +629,19 @@ pub fn run(options: Options) -> i32 {
     } else {
         unique(&options.hosts)
     };
-    let binary = match options.action {
-        Action::Set => match this_binary() {
-            Ok(binary) => binary,
+    let launch = match options.action {
+        Action::Set => match this_launch() {
+            Ok(launch) => launch,
             Err(error) => return fail(&error),
         },
-        Action::Remove => String::new(),
+        Action::Remove => Launch {
+            command: String::new(),
+            args: Vec::new(),
+        },
     };
     let mut code = exit::OK;
     for host in hosts {
-        let outcome = plan(host, &env, options.action, &binary).and_then(|plan| {
+        let outcome = plan(host, &env, options.action, &launch).and_then(|plan| {
             if options.dry_run {
                 preview(&plan, options.action);
                 Ok(())
@@ -805,9 +811,9 @@ fn picker(env: &Env, action: Action, preselected: &[Host]) -> crate::model::Prom
     }
 }
 
-/// The absolute, canonical path of the running binary, as text for the
-/// config files.
-fn this_binary() -> Result<String, AskError> {
+/// How hosts start this binary: its absolute, canonical path, or the
+/// `npx`/`uvx` form when it runs from such a cache ([`launch`]).
+fn this_launch() -> Result<Launch, AskError> {
     let path = std::env::current_exe()
         .and_then(|path| path.canonicalize())
         .map_err(|e| {
@@ -815,12 +821,10 @@ fn this_binary() -> Result<String, AskError> {
                 "cannot find the path of this ask_user binary ({e}); run setup from an installed binary"
             )))
         })?;
-    path.to_str().map(str::to_string).ok_or_else(|| {
-        AskError::WriteError(Detail::new(format!(
-            "the path of this binary, {}, is not UTF-8, so a config file cannot hold it; move ask_user to a UTF-8 path",
-            path.display()
-        )))
-    })
+    let temp = std::env::temp_dir();
+    let temp = temp.canonicalize().unwrap_or(temp);
+    launch::launch(&path, &temp, env!("CARGO_PKG_VERSION"))
+        .map_err(|message| AskError::WriteError(Detail::new(message)))
 }
 
 /// The hosts once each, in the order first named.
@@ -943,7 +947,11 @@ mod tests {
 
     #[test]
     fn codex_waits_longer_than_the_server_and_any_input() {
-        let fields = fields(Host::Codex, "/bin/ask_user");
+        let native = Launch {
+            command: "/bin/ask_user".into(),
+            args: vec![],
+        };
+        let fields = fields(Host::Codex, &native);
         let args = &fields[1].value;
         assert_eq!(
             *args,
@@ -959,6 +967,32 @@ mod tests {
             fields[2],
             Field::new("tool_timeout_sec", Value::Seconds(CODEX_TOOL_TIMEOUT_SEC))
         );
+    }
+
+    #[test]
+    fn a_cache_launch_goes_before_mcp_and_the_hosts_own_arguments() {
+        let npx = Launch {
+            command: "npx".into(),
+            args: vec!["-y".into(), "ask-user@1.2.3".into()],
+        };
+        let gemini = fields(Host::Gemini, &npx);
+        assert_eq!(gemini[0], Field::new("command", Value::Text("npx".into())));
+        assert_eq!(
+            gemini[1],
+            Field::new(
+                "args",
+                Value::List(vec![
+                    "-y".into(),
+                    "ask-user@1.2.3".into(),
+                    "mcp".into(),
+                    "--tool-name".into(),
+                    GEMINI_TOOL_NAME.into()
+                ])
+            )
+        );
+        let vscode = fields(Host::Vscode, &npx);
+        assert_eq!(vscode[0], Field::new("type", Value::Text("stdio".into())));
+        assert_eq!(vscode[1], Field::new("command", Value::Text("npx".into())));
     }
 
     #[test]
