@@ -11,50 +11,13 @@
 //! unset. The first run of a test session rebuilds the ask_user crate (its
 //! files are new); the dependencies stay built between sessions.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
+mod common;
+use common::clone::{copy_tree, target_dir};
+
 const FIXTURE: &str = "seed003-simple-binary";
-
-/// Build output and installed clients: not part of a clone.
-const NOT_CLONED: [&str; 8] = [
-    ".git",
-    "target",
-    "dist",
-    "node_modules",
-    ".venv",
-    "__pycache__",
-    "corpus",
-    "artifacts",
-];
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let name = entry.file_name();
-        if NOT_CLONED.iter().any(|skip| name == *skip) {
-            continue;
-        }
-        let kind = entry.file_type().unwrap();
-        let target = to.join(&name);
-        if kind.is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target).unwrap();
-        } else if kind.is_symlink() {
-            // Links in the tree (tests/mcp/node_modules and the like) are installs.
-            continue;
-        }
-    }
-}
-
-/// This build's target directory: where the clone and its build cache live.
-fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
-}
 
 /// `clone/tools/ask_user` with the toolbox execute face on the fixture, run
 /// from `elsewhere`, with `target_dir` as the variable `via` names

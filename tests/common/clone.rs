@@ -1,0 +1,96 @@
+//! A "fresh clone" of the source tree for the tests that build from one
+//! (tests/fresh_clone.rs, tests/common/dist.rs): a copy without build
+//! output and installs.
+
+use std::path::{Path, PathBuf};
+
+/// Build output and installed clients: not part of a clone.
+pub const NOT_CLONED: [&str; 8] = [
+    ".git",
+    "target",
+    "dist",
+    "node_modules",
+    ".venv",
+    "__pycache__",
+    "corpus",
+    "artifacts",
+];
+
+/// This build's target directory: where clones and their build caches live.
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
+}
+
+/// Copies the tree at `from` to `to` (which must not exist yet).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if NOT_CLONED.iter().any(|skip| name == *skip) {
+            continue;
+        }
+        let kind = entry.file_type().unwrap();
+        let target = to.join(&name);
+        if kind.is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+        // Links in the tree (tests/mcp/node_modules and the like) are installs.
+    }
+}
+
+/// Makes `to` a copy of the tree at `from` as `copy_tree` would, touching
+/// only what differs: a file with the same bytes and mode keeps its time,
+/// and what `from` no longer has goes (but for `NOT_CLONED` names, which
+/// are `to`'s own build output and installs).
+pub fn sync_tree(from: &Path, to: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(to).unwrap();
+    let mut wanted = Vec::new();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if NOT_CLONED.iter().any(|skip| name == *skip) {
+            continue;
+        }
+        let kind = entry.file_type().unwrap();
+        let target = to.join(&name);
+        if kind.is_dir() {
+            if target.is_file() {
+                std::fs::remove_file(&target).unwrap();
+            }
+            sync_tree(&entry.path(), &target);
+        } else if kind.is_file() {
+            let bytes = std::fs::read(entry.path()).unwrap();
+            let mode = entry.metadata().unwrap().permissions().mode();
+            let same = std::fs::read(&target).is_ok_and(|old| old == bytes)
+                && std::fs::metadata(&target).is_ok_and(|m| m.permissions().mode() == mode);
+            if !same {
+                if target.is_dir() {
+                    std::fs::remove_dir_all(&target).unwrap();
+                }
+                std::fs::copy(entry.path(), &target).unwrap();
+            }
+        } else {
+            continue;
+        }
+        wanted.push(name);
+    }
+    for entry in std::fs::read_dir(to).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if wanted.contains(&name) || NOT_CLONED.iter().any(|skip| name == *skip) {
+            continue;
+        }
+        let path = entry.path();
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::remove_dir_all(path).unwrap();
+        } else {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+}
