@@ -4,18 +4,19 @@
 //! with CARGO_TARGET_DIR (or CARGO_BUILD_TARGET_DIR) set and unset.
 //!
 //! The "clone" is a copy of the source tree without build output (no
-//! target/, no dist/), at a fixed path under this build's target directory,
+//! target/, no dist/), at a fixed path under this build's target directory
+//! (shared with the release artifacts' tests, tests/common/dist.rs),
 //! so that both cases share one release build: the first case builds into a
 //! dedicated CARGO_TARGET_DIR, the second finds that build through the
 //! clone's own target/ (a link to it), as cargo would with the variable
-//! unset. The first run of a test session rebuilds the ask_user crate (its
-//! files are new); the dependencies stay built between sessions.
+//! unset. Unchanged files keep their times, so cargo rebuilds the ask_user
+//! crate only when the source changed; the dependencies stay built.
 
 use std::path::Path;
 use std::process::Command;
 
 mod common;
-use common::clone::{copy_tree, target_dir};
+use common::clone::{sync_tree, target_dir};
 
 const FIXTURE: &str = "seed003-simple-binary";
 
@@ -48,10 +49,16 @@ fn a_fresh_clones_tool_runs_from_another_directory_with_and_without_cargo_target
     let base = target_dir().join("fresh-clone");
     let clone = base.join("ask_user");
     let cache = base.join("target");
-    if clone.exists() {
-        std::fs::remove_dir_all(&clone).unwrap();
+    // The clone is shared with tests/common/dist.rs and kept in sync file by
+    // file, so the release build is reused; its build output goes.
+    sync_tree(root, &clone);
+    for output in [clone.join("dist"), clone.join("target")] {
+        if output.is_symlink() {
+            std::fs::remove_file(&output).unwrap();
+        } else if output.exists() {
+            std::fs::remove_dir_all(&output).unwrap();
+        }
     }
-    copy_tree(root, &clone);
     assert!(!clone.join("dist").exists() && !clone.join("target").exists());
     let expected =
         std::fs::read_to_string(root.join(format!("fixtures/{FIXTURE}.expected.json"))).unwrap();

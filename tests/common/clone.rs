@@ -23,28 +23,8 @@ pub fn target_dir() -> PathBuf {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
 }
 
-/// Copies the tree at `from` to `to` (which must not exist yet).
-pub fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let name = entry.file_name();
-        if NOT_CLONED.iter().any(|skip| name == *skip) {
-            continue;
-        }
-        let kind = entry.file_type().unwrap();
-        let target = to.join(&name);
-        if kind.is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-        // Links in the tree (tests/mcp/node_modules and the like) are installs.
-    }
-}
-
-/// Makes `to` a copy of the tree at `from` as `copy_tree` would, touching
-/// only what differs: a file with the same bytes and mode keeps its time,
+/// Makes `to` a copy of the tree at `from`, without `NOT_CLONED` names and
+/// links (installs), touching only what differs: a file with the same bytes and mode keeps its time,
 /// and what `from` no longer has goes (but for `NOT_CLONED` names, which
 /// are `to`'s own build output and installs).
 pub fn sync_tree(from: &Path, to: &Path) {

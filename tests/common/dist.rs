@@ -1,6 +1,7 @@
 //! The release artifacts of `scripts/dist`, built once per test process from
 //! a fresh clone: a copy of the source tree without build output or
-//! installs, kept at a fixed path under this build's target folder and
+//! installs, kept at a fixed path under this build's target folder (the
+//! one tests/fresh_clone.rs runs) and
 //! updated file by file (an unchanged file keeps its time, so cargo's
 //! release build of the clone is reused from one test session to the next).
 //! The release build shares its dependencies with tests/fresh_clone.rs
@@ -100,7 +101,8 @@ pub fn dist() -> &'static Dist {
 fn build() -> Dist {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let base = super::clone::target_dir().join("dist-test");
-    let clone = base.join("ask_user");
+    // tests/fresh_clone.rs's clone: one release build serves both.
+    let clone = super::clone::target_dir().join("fresh-clone/ask_user");
     super::clone::sync_tree(root, &clone);
     let out = base.join("out");
     let again = base.join("again");
