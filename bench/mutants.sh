@@ -35,6 +35,8 @@ server/guard|src/server/guard.rs|--lib --test web --test web_hostile|not test(/^
 server|src/server/mod.rs|--lib --test web --test web_hostile|not test(/^browser_/)
 server/request|src/server/request.rs|--lib --test web --test web_hostile|not test(/^browser_/)
 server/response|src/server/response.rs|--lib --test web --test web_hostile|not test(/^browser_/)
+setup/launch|src/setup/launch.rs|--lib --test setup_launch|all()
+generate|src/generate.rs|--test completions|all()
 EOF
 )
 # What runs without module names: everything between a question's bytes and a
