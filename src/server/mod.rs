@@ -20,8 +20,11 @@
 //! - at most [`Limits::max_connections`] connections are open; at the cap a
 //!   new one evicts the oldest connection that has not yet proven the token,
 //!   and connections that have proven it are never evicted;
-//! - an error from `accept` (no file descriptors left: EMFILE) evicts the
-//!   oldest unproven connection and pauses accepting briefly, never spins.
+//! - when `accept` fails for want of file descriptors (EMFILE, ENFILE), the
+//!   server says so on stderr (at most once a minute), pauses, then evicts the
+//!   oldest unproven connection; when every connection has proven the token,
+//!   a spare descriptor lets the waiting connections in one request at a
+//!   time. Any failing `accept` pauses (doubling), so it never spins.
 //!
 //! Every POST must carry the server's own `Origin` and a JSON body; clients
 //! that are not browsers (an asker holding the token) send that Origin too.
@@ -37,6 +40,7 @@ pub mod response;
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::future::Future;
+use std::io::Write as _;
 use std::net::{Ipv4Addr, TcpListener as StdListener};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -94,6 +98,8 @@ const MIN_HEADER_BYTES: usize = 8192;
 /// The first pause after a failed `accept`; it doubles up to [`MAX_ACCEPT_PAUSE`].
 const FIRST_ACCEPT_PAUSE: Duration = Duration::from_millis(10);
 const MAX_ACCEPT_PAUSE: Duration = Duration::from_millis(500);
+/// Running out of descriptors is said on stderr at most this often.
+const EXHAUSTION_REPORT_EVERY: Duration = Duration::from_secs(60);
 
 /// What a page serves: its routes. Every request it sees has passed the
 /// server's checks (Host, token, and for POSTs Origin and JSON).
@@ -253,12 +259,17 @@ impl Connections {
 
 /// Accepts until dropped.
 ///
-/// When the process runs out of file descriptors, accept fails (EMFILE) even
-/// with nobody waiting, so the loop keeps one spare descriptor: it closes the
-/// spare to accept the newcomer on its descriptor, and evicts the oldest
-/// unproven connection to free another. Without a spare (none could be
-/// reopened yet) it pauses, as after any other error, so a lasting error
-/// cannot spin.
+/// When the process runs out of file descriptors, `accept` fails (EMFILE)
+/// even with nobody waiting, and keeps failing until a descriptor is freed.
+/// The loop then pauses first (so it cannot spin, and so the connections it
+/// has just accepted read their requests: one carrying the token is proven
+/// before anything is evicted), then frees a descriptor by evicting the
+/// oldest unproven connection. When every connection has proven the token,
+/// it keeps one spare descriptor instead: it closes the spare to accept one
+/// waiting connection, which is served one request and closed, so that the
+/// spare comes back for the next (the person's answer among them). Without
+/// a spare (that connection still holds it) the pause doubles up to
+/// [`MAX_ACCEPT_PAUSE`], as after any other error.
 async fn accept_loop<A: App>(
     listener: &TcpListener,
     shared: &Arc<Shared<A>>,
@@ -266,44 +277,103 @@ async fn accept_loop<A: App>(
 ) -> Infallible {
     let mut pause = FIRST_ACCEPT_PAUSE;
     let mut spare = spare_descriptor();
+    let mut report = ExhaustionReport::default();
     loop {
         // Finished connections leave the set here, so it stays small.
         while tasks.try_join_next().is_some() {}
         if spare.is_none() {
             spare = spare_descriptor();
         }
-        let accepted = match listener.accept().await {
-            Ok((stream, _)) => Some(stream),
-            Err(_) if spare.is_some() => {
-                // Is anyone waiting? The spare's descriptor lets us look.
-                drop(spare.take());
-                let newcomer =
-                    std::future::poll_fn(|cx| std::task::Poll::Ready(listener.poll_accept(cx)))
-                        .await;
-                match newcomer {
-                    std::task::Poll::Ready(Ok((stream, _))) => {
-                        shared.connections().evict_oldest_unproven();
-                        Some(stream)
-                    }
-                    _ => None,
-                }
-            }
-            Err(_) => None,
-        };
-        match accepted {
-            Some(stream) => {
+        let error = match listener.accept().await {
+            Ok((stream, _)) => {
                 pause = FIRST_ACCEPT_PAUSE;
-                let admitted = shared.connections().admit(shared.limits.max_connections);
-                // Without room the stream is dropped: the connection closes at once.
-                if let Some((id, connection)) = admitted {
-                    tasks.spawn(serve_connection(stream, Arc::clone(shared), id, connection));
-                }
+                spawn_connection(stream, shared, tasks, KeepAlive::Yes);
+                continue;
             }
-            None => {
-                tokio::time::sleep(pause).await;
-                pause = (pause * 2).min(MAX_ACCEPT_PAUSE);
+            Err(error) => error,
+        };
+        let exhausted = out_of_descriptors(&error);
+        if exhausted && let Some(line) = report.failed(&error, Instant::now()) {
+            // A closed stderr must not stop the server.
+            let _ = writeln!(std::io::stderr(), "{line}");
+        }
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(MAX_ACCEPT_PAUSE);
+        if !exhausted {
+            continue;
+        }
+        if shared.connections().evict_oldest_unproven() {
+            // Its descriptor is free once its task has run.
+            tokio::task::yield_now().await;
+        } else if let Some(spare) = spare.take() {
+            drop(spare);
+            let waiting =
+                std::future::poll_fn(|cx| std::task::Poll::Ready(listener.poll_accept(cx))).await;
+            if let std::task::Poll::Ready(Ok((stream, _))) = waiting {
+                pause = FIRST_ACCEPT_PAUSE;
+                spawn_connection(stream, shared, tasks, KeepAlive::No);
             }
         }
+    }
+}
+
+/// Whether a connection may carry more than one request.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum KeepAlive {
+    Yes,
+    /// One request, then the connection closes (its descriptor is the spare's).
+    No,
+}
+
+/// Registers `stream` and serves it on a task of its own; without room (the
+/// cap is reached by proven connections alone) it is dropped: the
+/// connection closes at once.
+fn spawn_connection<A: App>(
+    stream: TcpStream,
+    shared: &Arc<Shared<A>>,
+    tasks: &mut JoinSet<()>,
+    keep_alive: KeepAlive,
+) {
+    let admitted = shared.connections().admit(shared.limits.max_connections);
+    if let Some((id, connection)) = admitted {
+        let serving = serve_connection(stream, Arc::clone(shared), id, connection, keep_alive);
+        tasks.spawn(serving);
+    }
+}
+
+/// Whether `accept` failed for want of file descriptors (the process's or
+/// the system's).
+fn out_of_descriptors(error: &std::io::Error) -> bool {
+    matches!(error.raw_os_error(), Some(libc::EMFILE | libc::ENFILE))
+}
+
+/// Says on stderr that `accept` fails for want of descriptors: the first
+/// time at once, then at most once every [`EXHAUSTION_REPORT_EVERY`], with
+/// how many accepts have failed so far.
+#[derive(Default)]
+struct ExhaustionReport {
+    failed: u64,
+    said_at: Option<Instant>,
+}
+
+impl ExhaustionReport {
+    /// Counts one failed `accept`; the line to print, when one is due.
+    fn failed(&mut self, error: &std::io::Error, now: Instant) -> Option<String> {
+        self.failed += 1;
+        if self
+            .said_at
+            .is_some_and(|said| now.duration_since(said) < EXHAUSTION_REPORT_EVERY)
+        {
+            return None;
+        }
+        self.said_at = Some(now);
+        let times = if self.failed == 1 { "time" } else { "times" };
+        Some(format!(
+            "ask_user: out of file descriptors: accept failed ({error}), {} {times} so far; \
+             connections without the token are closed to make room, the others are served \
+             one request at a time; raise the limit (ulimit -n) if this lasts",
+            self.failed
+        ))
     }
 }
 
@@ -329,6 +399,7 @@ async fn serve_connection<A: App>(
     shared: Arc<Shared<A>>,
     id: u64,
     connection: Arc<Connection>,
+    keep_alive: KeepAlive,
 ) {
     let registered = Registered {
         shared: Arc::clone(&shared),
@@ -346,6 +417,7 @@ async fn serve_connection<A: App>(
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_time)
         .max_buf_size(limits.max_header_bytes)
+        .keep_alive(keep_alive == KeepAlive::Yes)
         .serve_connection(TokioIo::new(stream), service);
     tokio::select! {
         _ = serving => {}
@@ -817,6 +889,45 @@ mod tests {
         server.stop();
         assert!(closed(&mut proven));
         assert!(TcpStream::connect(("127.0.0.1", port)).is_err());
+    }
+
+    #[test]
+    fn running_out_of_descriptors_is_said_at_once_then_at_most_once_a_minute() {
+        let emfile = std::io::Error::from_raw_os_error(libc::EMFILE);
+        let mut report = ExhaustionReport::default();
+        let start = Instant::now();
+        let first = report.failed(&emfile, start).unwrap();
+        assert!(
+            first.starts_with("ask_user: out of file descriptors: accept failed (")
+                && first.contains("Too many open files")
+                && first.contains("), 1 time so far;")
+                && first.ends_with("raise the limit (ulimit -n) if this lasts"),
+            "{first}"
+        );
+        let minute = EXHAUSTION_REPORT_EVERY;
+        assert_eq!(report.failed(&emfile, start), None);
+        assert_eq!(report.failed(&emfile, start + minute / 2), None);
+        let second = report.failed(&emfile, start + minute).unwrap();
+        assert!(second.contains("), 4 times so far;"), "{second}");
+        assert_eq!(
+            report.failed(&emfile, start + minute * 2 - minute / 60),
+            None
+        );
+        assert!(report.failed(&emfile, start + minute * 2).is_some());
+    }
+
+    #[test]
+    fn only_emfile_and_enfile_mean_out_of_descriptors() {
+        for (code, out) in [
+            (libc::EMFILE, true),
+            (libc::ENFILE, true),
+            (libc::ECONNABORTED, false),
+            (libc::ENOMEM, false),
+        ] {
+            let error = std::io::Error::from_raw_os_error(code);
+            assert_eq!(out_of_descriptors(&error), out, "{error}");
+        }
+        assert!(!out_of_descriptors(&std::io::Error::other("not the OS's")));
     }
 
     #[test]
