@@ -22,7 +22,7 @@ use common::clients::{chromium, mcp_python, prometheus_python, tests_dir};
 use common::page::{self, Response, connect, read_response, same_origin_request};
 #[cfg(target_os = "linux")]
 use common::process::{cpu_ticks, memory_kib};
-use common::process::{exit_with_one_line, exit_within, spawn_asking, without_tty};
+use common::process::{exit_with_one_line, exit_within, refusing_port, spawn_asking, without_tty};
 
 const DATABASE: &str = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"]}"#;
 const EXTRAS: &str =
@@ -740,9 +740,7 @@ fn a_stale_inbox_json_is_no_inbox_and_a_new_inbox_replaces_it() {
     let mut ended = Command::new("true").spawn().unwrap();
     let dead = ended.id();
     ended.wait().unwrap();
-    let closed = TcpListener::bind("127.0.0.1:0").unwrap();
-    let closed_port = closed.local_addr().unwrap().port();
-    drop(closed);
+    let (_refusing, closed_port) = refusing_port();
     let stale = |pid: u32| {
         std::fs::write(
             &file,
@@ -1178,17 +1176,34 @@ fn mcp_without_an_inbox_is_a_no_inbox_error_result() {
     );
 }
 
-/// Starts the browser on `scenario`, then hands it the inbox's URL.
-fn browser_on(chromium: &Path, scenario: &str, inbox: &Inbox) -> Browser {
-    let url_file = std::env::temp_dir().join(format!(
+/// Where the browser playing `scenario` finds the inbox's URL.
+fn url_file(scenario: &str) -> PathBuf {
+    std::env::temp_dir().join(format!(
         "ask-user-inbox-{}-{scenario}.url",
         std::process::id()
-    ));
+    ))
+}
+
+/// Writes `path` whole (a rename), so the driver never reads half of it.
+fn write_whole(path: &Path, text: &str) {
+    let partial = path.with_extension("part");
+    std::fs::write(&partial, text).unwrap();
+    std::fs::rename(&partial, path).unwrap();
+}
+
+/// Starts the browser on `scenario`, then hands it the inbox's URL.
+fn browser_on(chromium: &Path, scenario: &str, inbox: &Inbox) -> Browser {
+    let url_file = url_file(scenario);
     let browser = Browser::start(chromium, scenario, &url_file);
-    let partial = url_file.with_extension("part");
-    std::fs::write(&partial, &inbox.url).unwrap();
-    std::fs::rename(&partial, &url_file).unwrap();
+    write_whole(&url_file, &inbox.url);
     browser
+}
+
+/// Answers the scenario's `handshake` in tests/web/drive.mjs: it goes on.
+fn go_on(scenario: &str) {
+    let mut go = url_file(scenario).into_os_string();
+    go.push(".go");
+    write_whole(Path::new(&go), "");
 }
 
 fn three_askers_at_once_are_answered_in_the_page_in_reverse_order() {
@@ -2017,6 +2032,46 @@ fn the_page_notifies_after_permission_with_a_tone_and_the_count_in_its_title() {
     inbox.stop();
 }
 
+/// The page's event stream drops twice: the inbox restarts on its port and
+/// state folder, while the browser is held offline so that the page cannot
+/// reconnect before the test lets it. Two questions are asked during the
+/// first drop, none during the second. The page announces the two once
+/// each when it is back, and never the question it showed before
+/// (tests/web/drive.mjs "inbox-reconnect" checks what it heard).
+fn questions_asked_while_the_page_reconnects_are_announced_once_each() {
+    const SCENARIO: &str = "inbox-reconnect";
+    let chromium = chromium(&["playwright-core"]);
+    let dir = state();
+    let mut inbox = Inbox::start(dir.path());
+    let port = inbox.port.to_string();
+    let shown = Asker::ask(dir.path(), DATABASE, &[]);
+    let mut browser = browser_on(&chromium, SCENARIO, &inbox);
+    let mut askers = vec![shown];
+    for (round, asked) in [("two asked", vec![NAME, EXTRAS]), ("nothing new", vec![])] {
+        assert_eq!(browser.said_line(), format!("offline: {round}"));
+        inbox.stop();
+        inbox = Inbox::start_with(dir.path(), &["--port", &port]);
+        for input in asked {
+            askers.push(Asker::ask(dir.path(), input, &[]));
+        }
+        let ids: Vec<String> = askers.iter().map(|asker| asker.id.clone()).collect();
+        until(Duration::from_secs(30), "the three questions", || {
+            inbox.ids() == ids
+        });
+        go_on(SCENARIO);
+    }
+    let said = browser.wait().assert_passed(SCENARIO);
+    eprint!("{said}");
+    for asker in askers {
+        let id = asker.id.clone();
+        assert_eq!(
+            asker.finish(),
+            (130, unanswered(&id, true, Some("declined")))
+        );
+    }
+    inbox.stop();
+}
+
 common::harness::main!(
     inbox_answer_and_inbox_cancel_from_another_process_give_0_and_130,
     every_error_of_the_verbs_has_its_code_message_and_exit_code,
@@ -2048,4 +2103,5 @@ common::harness::main!(
     notify_timeout_out_of_range_is_a_usage_error,
     metrics_count_the_tests_asks_by_face_for_the_token_holder,
     the_page_notifies_after_permission_with_a_tone_and_the_count_in_its_title,
+    questions_asked_while_the_page_reconnects_are_announced_once_each,
 );

@@ -388,6 +388,48 @@ mod tests {
         fs::metadata(path).unwrap().permissions().mode() & 0o777
     }
 
+    /// A port on 127.0.0.1 that refuses connections for as long as the
+    /// returned socket lives, and that no other socket can take meanwhile:
+    /// the socket is bound to it without SO_REUSEADDR and never listens. (A
+    /// dropped listener's port is free for any process to listen on, and one
+    /// did in a loaded run.)
+    fn refusing_port() -> (std::os::fd::OwnedFd, u16) {
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        let size = std::mem::size_of::<libc::sockaddr_in>();
+        let mut length = libc::socklen_t::try_from(size).unwrap();
+        // SAFETY: a new socket, owned at once; the address is a zeroed
+        // sockaddr_in of the length given.
+        unsafe {
+            let raw = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
+            assert!(raw >= 0, "socket: {}", io::Error::last_os_error());
+            let socket = OwnedFd::from_raw_fd(raw);
+            assert_eq!(libc::fcntl(raw, libc::F_SETFD, libc::FD_CLOEXEC), 0);
+            let mut address: libc::sockaddr_in = std::mem::zeroed();
+            address.sin_family = libc::AF_INET as libc::sa_family_t;
+            address.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
+            let pointer = (&raw mut address).cast::<libc::sockaddr>();
+            let bound = libc::bind(socket.as_raw_fd(), pointer, length);
+            assert_eq!(bound, 0, "bind: {}", io::Error::last_os_error());
+            assert_eq!(libc::getsockname(raw, pointer, &mut length), 0);
+            (socket, u16::from_be(address.sin_port))
+        }
+    }
+
+    #[test]
+    fn a_bound_socket_that_never_listens_refuses_and_keeps_its_port() {
+        let (_socket, port) = refusing_port();
+        assert_ne!(port, 0);
+        assert_eq!(
+            std::net::TcpStream::connect(("127.0.0.1", port))
+                .unwrap_err()
+                .kind(),
+            io::ErrorKind::ConnectionRefused
+        );
+        // std sets SO_REUSEADDR on its listeners, and still cannot take it.
+        let taken = TcpListener::bind(("127.0.0.1", port)).unwrap_err();
+        assert_eq!(taken.kind(), io::ErrorKind::AddrInUse);
+    }
+
     #[test]
     fn the_folder_is_0700_and_its_files_0600() {
         let (_tmp, dir) = folder();
@@ -559,11 +601,17 @@ mod tests {
             })
         );
         // A live process (pid reused) but a closed port: stale too.
-        dir.write_inbox_file(&file(std::process::id())).unwrap();
-        drop(listener);
-        assert_eq!(lookup.discover(), Err(Missing::Refused(url.clone())));
-        let message = Missing::Refused(url.clone()).message();
+        let (_refusing, closed) = refusing_port();
+        let closed_url = format!("http://127.0.0.1:{closed}");
+        dir.write_inbox_file(&InboxFile {
+            url: closed_url.clone(),
+            ..file(std::process::id())
+        })
+        .unwrap();
+        assert_eq!(lookup.discover(), Err(Missing::Refused(closed_url.clone())));
+        let message = Missing::Refused(closed_url).message();
         assert!(message.contains("ask_user inbox"), "{message}");
+        drop(listener);
     }
 
     #[test]
@@ -617,10 +665,11 @@ mod tests {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         assert_eq!(probe(&format!("127.0.0.1:{port}")), Ok(()));
-        drop(listener);
+        let (_refusing, closed) = refusing_port();
         assert_eq!(
-            probe(&format!("127.0.0.1:{port}")),
-            Err(Missing::Refused(format!("http://127.0.0.1:{port}")))
+            probe(&format!("127.0.0.1:{closed}")),
+            Err(Missing::Refused(format!("http://127.0.0.1:{closed}")))
         );
+        drop(listener);
     }
 }

@@ -99,6 +99,33 @@ pub fn exit_with_one_line(child: &mut Child, limit: Duration) -> (i32, String) {
     (status.code().expect("an exit code"), stdout)
 }
 
+/// A port on 127.0.0.1 that refuses connections for as long as the
+/// returned socket lives, and that no other socket can take meanwhile: the
+/// socket is bound to it without SO_REUSEADDR and never listens. (A dropped
+/// listener's port is free for any process to listen on, and in a loaded
+/// run one does.)
+pub fn refusing_port() -> (std::os::fd::OwnedFd, u16) {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let size = std::mem::size_of::<libc::sockaddr_in>();
+    let mut length = libc::socklen_t::try_from(size).unwrap();
+    // SAFETY: a new socket, owned at once; the address is a zeroed
+    // sockaddr_in of the length given.
+    unsafe {
+        let raw = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
+        assert!(raw >= 0, "socket: {}", std::io::Error::last_os_error());
+        let socket = OwnedFd::from_raw_fd(raw);
+        assert_eq!(libc::fcntl(raw, libc::F_SETFD, libc::FD_CLOEXEC), 0);
+        let mut address: libc::sockaddr_in = std::mem::zeroed();
+        address.sin_family = libc::AF_INET as libc::sa_family_t;
+        address.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
+        let pointer = (&raw mut address).cast::<libc::sockaddr>();
+        let bound = libc::bind(socket.as_raw_fd(), pointer, length);
+        assert_eq!(bound, 0, "bind: {}", std::io::Error::last_os_error());
+        assert_eq!(libc::getsockname(raw, pointer, &mut length), 0);
+        (socket, u16::from_be(address.sin_port))
+    }
+}
+
 /// Whether nothing listens on 127.0.0.1:`port`.
 pub fn port_is_closed(port: u16) -> bool {
     TcpStream::connect(("127.0.0.1", port)).is_err()

@@ -266,6 +266,46 @@ const scenarios = {
     }
   },
 
+  // Reconnecting (tests/inbox.rs): one question is shown, alerts are on and
+  // sound is awake. The page is held offline (so it cannot reconnect early)
+  // while the test restarts the inbox on its port, which drops the event
+  // stream, and asks two questions. Back online, the page announces those
+  // two once each: a notification and a tone each, one spoken line, the
+  // count in its title; the one it showed already, never. A second drop with
+  // nothing new announces nothing.
+  async "inbox-reconnect"(page, context) {
+    await waitForCards(page, 1);
+    const [shown] = await cardIds(page);
+    await context.grantPermissions(["notifications"], { origin: new URL(page.url()).origin });
+    // A click wakes the audio (browsers play sound only after one).
+    await page.click("#heading");
+    for (const round of ["two asked", "nothing new"]) {
+      await context.setOffline(true);
+      await handshake(`offline: ${round}`);
+      await page.waitForSelector("#live.down");
+      await context.setOffline(false);
+      await page.waitForSelector("#live:not(.down)", { timeout: 30000 });
+      await waitForCards(page, 3);
+      const ids = await cardIds(page);
+      if (ids[0] !== shown) fail(`the card shown before moved: ${ids}`);
+      const heard = await page.evaluate(() => ({ notes: window.__notes, tones: window.__tones, spoken: window.__spoken }));
+      const want = ids.slice(1).map((id) => `ask_user-${id}`);
+      const tags = heard.notes.map((note) => note.tag);
+      if (JSON.stringify(tags) !== JSON.stringify(want)) fail(`after "${round}", notifications ${JSON.stringify(tags)}, not ${JSON.stringify(want)}`);
+      const bodies = heard.notes.map((note) => note.body);
+      if (JSON.stringify(bodies) !== JSON.stringify(["Name the service", "Which extras?"])) fail(`notification texts ${JSON.stringify(bodies)}`);
+      if (heard.tones.length !== 2) fail(`after "${round}", ${heard.tones.length} tones for two questions`);
+      if (!heard.tones.every((tone) => tone.state === "running")) fail(`a tone on a suspended audio context: ${JSON.stringify(heard.tones)}`);
+      if (JSON.stringify(heard.spoken) !== JSON.stringify(["2 new questions arrived."])) fail(`after "${round}", the page said ${JSON.stringify(heard.spoken)}`);
+      if ((await page.title()) !== "(3) ask_user inbox") fail(`title ${await page.title()}`);
+    }
+    for (const id of await cardIds(page)) {
+      await page.locator(`#c-${id}`).getByRole("button", { name: "Decline" }).click();
+      await page.waitForSelector(`#c-${id}`, { state: "detached" });
+    }
+    await page.waitForSelector("#empty:not([hidden])");
+  },
+
   // The README pictures of the inbox: three questions, light and dark.
   async "inbox-screenshot"(page) {
     await waitForCards(page, 3);
@@ -287,44 +327,70 @@ const scenarios = {
 };
 
 // Before the page loads (over the DevTools protocol, which its CSP does not
-// govern): spies that record each notification, each permission request
-// and each tone, and still call the browser's own.
+// govern): spies that record each notification, each permission request,
+// each tone and each line the page speaks (#announce), and still call the
+// browser's own.
 const setups = {
-  async "inbox-attention"(context) {
-    await context.addInitScript(() => {
-      window.__notes = [];
-      window.__tones = [];
-      window.__permissionRequests = 0;
-      const Real = window.Notification;
-      class Spy extends Real {
-        constructor(title, options = {}) {
-          super(title, options);
-          window.__notes.push({ title, body: options.body, tag: options.tag });
-        }
-        static requestPermission(...args) {
-          window.__permissionRequests += 1;
-          return Real.requestPermission(...args);
-        }
-      }
-      window.Notification = Spy;
-      const start = OscillatorNode.prototype.start;
-      const stop = OscillatorNode.prototype.stop;
-      OscillatorNode.prototype.start = function (when) {
-        this.__startAt = when;
-        window.__tones.push({ state: this.context.state });
-        return start.apply(this, arguments);
-      };
-      OscillatorNode.prototype.stop = function (when) {
-        const tone = window.__tones[window.__tones.length - 1];
-        if (tone) tone.stopAfter = when - this.__startAt;
-        return stop.apply(this, arguments);
-      };
-    });
-  },
+  "inbox-attention": spyOnAlerts,
+  "inbox-reconnect": spyOnAlerts,
 };
+
+async function spyOnAlerts(context) {
+  await context.addInitScript(() => {
+    window.__spoken = [];
+    document.addEventListener("DOMContentLoaded", () => {
+      const said = document.getElementById("announce");
+      new MutationObserver(() => window.__spoken.push(said.textContent)).observe(said, { childList: true });
+    });
+    window.__notes = [];
+    window.__tones = [];
+    window.__permissionRequests = 0;
+    const Real = window.Notification;
+    class Spy extends Real {
+      constructor(title, options = {}) {
+        super(title, options);
+        window.__notes.push({ title, body: options.body, tag: options.tag });
+      }
+      static requestPermission(...args) {
+        window.__permissionRequests += 1;
+        return Real.requestPermission(...args);
+      }
+    }
+    window.Notification = Spy;
+    const start = OscillatorNode.prototype.start;
+    const stop = OscillatorNode.prototype.stop;
+    OscillatorNode.prototype.start = function (when) {
+      this.__startAt = when;
+      window.__tones.push({ state: this.context.state });
+      return start.apply(this, arguments);
+    };
+    OscillatorNode.prototype.stop = function (when) {
+      const tone = window.__tones[window.__tones.length - 1];
+      if (tone) tone.stopAfter = when - this.__startAt;
+      return stop.apply(this, arguments);
+    };
+  });
+}
 
 async function waitForCards(page, count) {
   await page.waitForFunction((n) => document.querySelectorAll("article.card").length === n, count, { timeout: 30000 });
+}
+
+async function cardIds(page) {
+  return page.$$eval("article.card", (nodes) => nodes.map((n) => n.getAttribute("data-inbox-id")));
+}
+
+// Says `what` on stdout, then waits (up to 60 s) for the test's reply: the
+// file URL_FILE.go, which it removes.
+async function handshake(what) {
+  process.stdout.write(`${what}\n`);
+  const go = `${urlFile}.go`;
+  const until = Date.now() + 60000;
+  while (!existsSync(go)) {
+    if (Date.now() > until) fail(`no reply to "${what}" in ${go}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  rmSync(go);
 }
 
 // Fills a card, submits it, and waits for it to leave the page.
