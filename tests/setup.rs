@@ -77,6 +77,9 @@ impl Home {
             .env("HOME", self.root())
             .env("XDG_CONFIG_HOME", self.xdg())
             .env("CODEX_HOME", self.codex_home())
+            // setup refuses a binary in the temporary folder: a checkout
+            // under /tmp must not look like one.
+            .env("TMPDIR", self.root().join("tmp"))
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("GEMINI_CLI_HOME")
             .env_remove("TOOLBOX_ACTION")
@@ -748,10 +751,13 @@ fn a_folder_without_permission_is_a_write_error() {
     common::harness::require(root, "root (the test runs setup as nobody)");
     let home = Home::new();
     fs::set_permissions(home.root(), fs::Permissions::from_mode(0o755)).unwrap();
-    let mut command = std::process::Command::new(BIN);
+    let (_folder, binary) = binary_nobody_can_run();
+    let mut command = std::process::Command::new(&binary);
     command
         .args(["setup", "cursor"])
         .env("HOME", home.root())
+        // Setup refuses a binary in the temporary folder, where the copy is.
+        .env("TMPDIR", home.root().join("tmp"))
         .current_dir("/");
     // SAFETY: setgid/setuid are async-signal-safe; 65534 is nobody.
     unsafe {
@@ -762,7 +768,17 @@ fn a_folder_without_permission_is_a_write_error() {
             Ok(())
         });
     }
-    let out = command.output().unwrap();
+    let out = match command.output() {
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+            let reason = format!(
+                "a temporary folder that nobody (uid 65534) can run a copy of the binary from \
+                 ({}: {e}; set TMPDIR to a folder others may enter)",
+                binary.display()
+            );
+            return common::harness::require(None, &reason);
+        }
+        out => out.unwrap(),
+    };
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -783,6 +799,28 @@ fn a_folder_without_permission_is_a_write_error() {
     assert!(!path.parent().unwrap().exists());
 }
 
+/// The binary in a fresh folder (mode 755) of the temporary folder, for a
+/// run as nobody: the build's own path may pass through a home that nobody
+/// cannot enter (a checkout in root's home, mode 700). A hard link where it
+/// can be; else a copy by `cp`, so that no descriptor of this process is
+/// open for writing on it when another test forks (the copy would then be
+/// "busy", ETXTBSY).
+fn binary_nobody_can_run() -> (tempfile::TempDir, PathBuf) {
+    let folder = tempfile::tempdir().unwrap();
+    fs::set_permissions(folder.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let binary = folder.path().join("ask_user");
+    if fs::hard_link(BIN, &binary).is_err() {
+        let copied = std::process::Command::new("cp")
+            .arg(BIN)
+            .arg(&binary)
+            .status()
+            .unwrap();
+        assert!(copied.success(), "cp {BIN} {}", binary.display());
+        fs::set_permissions(&binary, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    (folder, binary)
+}
+
 fn a_binary_whose_path_is_not_utf8_is_a_write_error() {
     use std::ffi::OsStr;
     use std::os::unix::ffi::OsStrExt;
@@ -797,6 +835,7 @@ fn a_binary_whose_path_is_not_utf8_is_a_write_error() {
     let out = std::process::Command::new(&copy)
         .args(["setup", "cursor"])
         .env("HOME", home.root())
+        .env("TMPDIR", home.root().join("tmp"))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));

@@ -56,6 +56,9 @@ impl Home {
         let mut command = Command::new(BIN);
         command.args(["setup", host]);
         self.env(&mut command);
+        // setup refuses a binary in the temporary folder: a checkout under
+        // /tmp must not look like one (the hosts keep the real TMPDIR).
+        command.env("TMPDIR", self.root().join("tmp"));
         let out = command.output().unwrap();
         assert_eq!(
             out.status.code(),

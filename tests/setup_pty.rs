@@ -33,7 +33,7 @@ fn start_in(home: tempfile::TempDir, args: &str) -> Picker {
     std::fs::set_permissions(&gemini, std::fs::Permissions::from_mode(0o755)).unwrap();
     let script = format!(
         r#"stty cols 120 rows 30
-PATH="$1" HOME="$2" XDG_CONFIG_HOME="$2/xdg" CODEX_HOME= NO_COLOR=1 "$3" setup {args} > "$2/out"
+PATH="$1" HOME="$2" XDG_CONFIG_HOME="$2/xdg" CODEX_HOME= TMPDIR="$2/tmp" NO_COLOR=1 "$3" setup {args} > "$2/out"
 echo "rc=$?;""#
     );
     let mut command = Command::new("/bin/sh");
@@ -189,6 +189,7 @@ fn remove_preselects_the_configured_hosts() {
     let setup = Command::new(BIN)
         .args(["setup", "amp"])
         .env("HOME", home.path())
+        .env("TMPDIR", home.path().join("tmp"))
         .env("XDG_CONFIG_HOME", home.path().join("xdg"))
         .output()
         .unwrap();
