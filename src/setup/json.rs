@@ -3,7 +3,7 @@
 //! errors) and edited through its CST (which keeps every comment, blank line
 //! and indent of the file), so that nothing but the entry changes.
 
-use jsonc_parser::ast::{Object, Value as Ast};
+use jsonc_parser::ast::{Object, ObjectProp, Value as Ast};
 use jsonc_parser::common::Ranged;
 use jsonc_parser::cst::{CstInputValue, CstObject, CstRootNode};
 use jsonc_parser::{CollectOptions, ParseOptions, parse_to_ast};
@@ -62,7 +62,7 @@ fn object_at<'a>(
     object: &Object<'a>,
     key: &str,
 ) -> Result<Option<Object<'a>>, Malformed> {
-    match object.get(key).map(|prop| &prop.value) {
+    match only(text, object, key)?.map(|prop| &prop.value) {
         None => Ok(None),
         Some(Ast::Object(found)) => Ok(Some(found.clone())),
         Some(other) => Err(Malformed::at(
@@ -70,6 +70,29 @@ fn object_at<'a>(
             other.start(),
             format!("\"{key}\" must be an object ({{…}})"),
         )),
+    }
+}
+
+/// The property `key` of `object`, if it is there. A key written twice on
+/// the way to the entry is refused: hosts read the last one (`JSON.parse`),
+/// and an edit of the first would never reach them.
+fn only<'o, 'a>(
+    text: &str,
+    object: &'o Object<'a>,
+    key: &str,
+) -> Result<Option<&'o ObjectProp<'a>>, Malformed> {
+    let mut props = object
+        .properties
+        .iter()
+        .filter(|prop| prop.name.as_str() == key);
+    let first = props.next();
+    match props.next() {
+        Some(again) => Err(Malformed::at(
+            text,
+            again.start(),
+            format!("\"{key}\" is written twice (the host reads only the last one): keep one"),
+        )),
+        None => Ok(first),
     }
 }
 
@@ -94,6 +117,11 @@ pub fn read(text: &str, container: &str, name: &str) -> Result<Option<Configured
 /// holds its value is not touched, so a second run changes nothing.
 pub fn set(text: &str, container: &str, name: &str, fields: &[Field]) -> Result<String, Malformed> {
     let found = find(text, container, name)?;
+    if let Some(entry) = &found.entry {
+        for field in fields {
+            only(text, entry, field.key)?;
+        }
+    }
     let root = parse_cst(text)?;
     let servers = root.object_value_or_set().object_value_or_set(container);
     match (
@@ -184,6 +212,10 @@ fn same(ast: &Ast<'_>, value: &Value) -> bool {
         _ => false,
     }
 }
+
+/// The merge's properties on arbitrary files (shared with TOML's).
+#[cfg(test)]
+pub(super) mod fuzz;
 
 #[cfg(test)]
 mod tests {
@@ -309,6 +341,35 @@ mod tests {
         assert!(error.message.contains("\"ask_user\" must be an object"));
         let error = set("{'a': 1}", "mcpServers", "ask_user", &fields()).unwrap_err();
         assert_eq!((error.line, error.column), (1, 2), "{error:?}");
+    }
+
+    #[test]
+    fn a_key_written_twice_on_the_way_to_the_entry_is_refused() {
+        // Hosts read the last one (JSON.parse); an edit of the first would
+        // never reach them (found by json/fuzz.rs).
+        let twice = |text: &str| set(text, "servers", "ask_user", &fields()).unwrap_err();
+        let error = twice("{\"\\u0073ervers\": {},\n \"servers\": {}}");
+        assert_eq!((error.line, error.column), (2, 2), "{error:?}");
+        assert_eq!(
+            error.message,
+            "\"servers\" is written twice (the host reads only the last one): keep one"
+        );
+        let error = twice("{\"servers\": {\"ask_user\": {}, \"ask_user\": {}}}");
+        assert_eq!((error.line, error.column), (1, 30), "{error:?}");
+        assert!(error.message.starts_with("\"ask_user\" is written twice"));
+        let command = "{\"servers\": {\"ask_user\": {\"command\": \"/a\", \"command\": \"/b\"}}}";
+        let error = twice(command);
+        assert_eq!((error.line, error.column), (1, 44), "{error:?}");
+        assert!(error.message.starts_with("\"command\" is written twice"));
+        // --remove takes the whole entry, whatever it holds.
+        assert_eq!(
+            remove(command, "servers", "ask_user").unwrap(),
+            "{\"servers\": {}}"
+        );
+        assert!(remove("{\"servers\": 1, \"servers\": {}}", "servers", "ask_user").is_err());
+        // Twice elsewhere is the file's own business.
+        let elsewhere = "{\"a\": 1, \"a\": 2, \"servers\": {\"x\": {}, \"x\": {}}}";
+        assert!(set(elsewhere, "servers", "ask_user", &fields()).is_ok());
     }
 
     mod layouts {

@@ -80,6 +80,9 @@ pub fn set(text: &str, container: &str, name: &str, fields: &[Field]) -> Result<
         unreachable!("parse checked that {container} is a table")
     };
     match servers.get_mut(name).and_then(Item::as_table_like_mut) {
+        // Nothing to change: the text as it is (toml_edit does not give
+        // every file back byte for byte, e.g. spaces in `[a .b .c]`).
+        Some(entry) if holds_all(entry, fields) => return Ok(text.to_string()),
         Some(entry) => update(entry, fields),
         None => {
             let new = if inline {
@@ -110,6 +113,16 @@ pub fn set(text: &str, container: &str, name: &str, fields: &[Field]) -> Result<
         }
     }
     Ok(document.to_string())
+}
+
+/// Whether `entry` already holds every field's value.
+fn holds_all(entry: &dyn TableLike, fields: &[Field]) -> bool {
+    fields.iter().all(|field| {
+        entry
+            .get(field.key)
+            .and_then(Item::as_value)
+            .is_some_and(|current| same(current, &field.value))
+    })
 }
 
 fn update(entry: &mut dyn TableLike, fields: &[Field]) {
@@ -179,6 +192,10 @@ fn same(current: &toml_edit::Value, wanted: &Value) -> bool {
         }
     }
 }
+
+/// The merge's properties on arbitrary files (`json/fuzz.rs` has the harness).
+#[cfg(test)]
+mod fuzz;
 
 #[cfg(test)]
 mod tests {
@@ -286,6 +303,25 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!((error.line, error.column), (2, 12), "{error:?}");
+    }
+
+    #[test]
+    fn an_entry_already_right_leaves_the_file_byte_for_byte() {
+        // toml_edit writes this file back as `.ask_user.env` (the key's
+        // spacing is kept once, from its first header): a run with nothing
+        // to change must not write it at all (found by toml/fuzz.rs).
+        let text = format!("{ENTRY}[ mcp_servers .ask_user .env ]\nA = \"1\"\n")
+            .replace("[mcp_servers.ask_user]", "[mcp_servers .ask_user]");
+        assert_eq!(
+            set(&text, "mcp_servers", "ask_user", &fields()).unwrap(),
+            text
+        );
+        let implicit = "[ mcp_servers .ask_user .env ]\nA = \"1\"\n";
+        let once = set(implicit, "mcp_servers", "ask_user", &fields()).unwrap();
+        assert_eq!(
+            set(&once, "mcp_servers", "ask_user", &fields()).unwrap(),
+            once
+        );
     }
 
     mod layouts {
