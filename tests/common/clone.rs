@@ -34,10 +34,11 @@ pub fn sync_tree(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
         let name = entry.file_name();
-        if NOT_CLONED.iter().any(|skip| name == *skip) {
+        let kind = entry.file_type().unwrap();
+        // Build output and installs are folders: the file scripts/dist is source.
+        if kind.is_dir() && NOT_CLONED.iter().any(|skip| name == *skip) {
             continue;
         }
-        let kind = entry.file_type().unwrap();
         let target = to.join(&name);
         if kind.is_dir() {
             if target.is_file() {

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use super::clients::{require, runs};
 
 /// The fixed SOURCE_DATE_EPOCH of both runs: 2026-11-01T00:00:00Z.
-pub const SOURCE_DATE_EPOCH: &str = "1761955200";
+pub const SOURCE_DATE_EPOCH: &str = "1793491200";
 
 pub struct Dist {
     /// The first run's folder: every artifact.
@@ -101,6 +101,17 @@ pub fn dist() -> &'static Dist {
 fn build() -> Dist {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let base = super::clone::target_dir().join("dist-test");
+    std::fs::create_dir_all(&base).unwrap();
+    // One build at a time: test processes run side by side under nextest,
+    // and share the clone and these folders. Held until this process ends.
+    let lock = std::fs::File::create(base.join("lock")).unwrap();
+    assert_eq!(
+        unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX) },
+        0,
+        "lock {}",
+        base.join("lock").display()
+    );
+    std::mem::forget(lock);
     // tests/fresh_clone.rs's clone: one release build serves both.
     let clone = super::clone::target_dir().join("fresh-clone/ask_user");
     super::clone::sync_tree(root, &clone);
