@@ -71,8 +71,8 @@ fn main() {
         ms(describe) / ms(base)
     );
     println!(
-        "targets: execute <= 1.5x /bin/true: {}; execute < 2 ms: {}",
-        if ms(execute) <= 1.5 * ms(base) {
+        "targets: execute <= 1.2x /bin/true: {}; execute < 2 ms: {}",
+        if ms(execute) <= 1.2 * ms(base) {
             "met"
         } else {
             "NOT met"
