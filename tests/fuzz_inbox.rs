@@ -19,7 +19,7 @@ mod common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -125,25 +125,10 @@ struct Loopback {
 impl Loopback {
     fn start() -> Loopback {
         let dir = scratch();
-        let mut child = Command::new(common::BIN)
-            .args(["inbox", "--port", "0"])
-            .env("ASK_USER_STATE_DIR", dir.path())
-            .env_remove("ASK_USER_INBOX")
-            .env_remove("ASK_USER_TOKEN")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
-        // The rest of stderr goes on being read, so that the inbox never blocks on it.
-        std::thread::spawn(move || {
-            let mut rest = String::new();
-            let _ = stderr.read_to_string(&mut rest);
-            assert!(!rest.contains("panicked"), "the inbox panicked: {rest}");
-        });
+        let (child, line) =
+            common::process::spawn_inbox(&mut Command::new(common::BIN), dir.path(), |rest| {
+                assert!(!rest.contains("panicked"), "the inbox panicked: {rest}")
+            });
         let url = line
             .split_whitespace()
             .find(|word| word.starts_with("http://127.0.0.1:"))

@@ -307,23 +307,9 @@ struct NetworkInbox<'a> {
 impl<'a> NetworkInbox<'a> {
     fn start(network: &'a Network, state: &Path) -> NetworkInbox<'a> {
         std::fs::create_dir_all(state).unwrap();
-        let mut command = network.command(BIN);
-        let mut child = command
-            .args(["inbox", "--port", "0"])
-            .env("ASK_USER_STATE_DIR", state)
-            .env_remove("ASK_USER_INBOX")
-            .env_remove("ASK_USER_TOKEN")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
         // Its first line says it serves (inbox.json is written); the rest is drained.
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
+        let (child, line) = common::process::spawn_inbox(&mut network.command(BIN), state, |_| ());
         assert!(line.contains("serving http://127.0.0.1:"), "{line:?}");
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
         NetworkInbox {
             network,
             child,

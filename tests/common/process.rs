@@ -19,6 +19,38 @@ pub fn output_with_stdin(command: &mut Command, input: &[u8]) -> std::io::Result
     child.wait_with_output()
 }
 
+/// Starts `command` as `ask_user inbox --port 0` on the state folder
+/// `state` (no inherited ASK_USER_INBOX/TOKEN) and returns it with the first
+/// line of its stderr, the one that says where it serves. The rest of stderr
+/// is read on a thread, so the inbox never blocks on it, and handed to `rest`
+/// when the inbox closes it.
+pub fn spawn_inbox(
+    command: &mut Command,
+    state: &std::path::Path,
+    rest: impl FnOnce(String) + Send + 'static,
+) -> (Child, String) {
+    use std::io::{BufRead, BufReader, Read};
+    let mut child = command
+        .args(["inbox", "--port", "0"])
+        .env("ASK_USER_STATE_DIR", state)
+        .env_remove("ASK_USER_INBOX")
+        .env_remove("ASK_USER_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        rest(text);
+    });
+    (child, line)
+}
+
 /// Starts `command` with its stdin and stdout piped and its stderr as given.
 pub fn spawn_piped(command: &mut Command, stderr: Stdio) -> Child {
     command
