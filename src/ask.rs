@@ -14,6 +14,7 @@ use crate::inbox::hub::Leaving;
 use crate::inbox::metrics::AskingFace;
 use crate::inbox::state::Lookup;
 use crate::input::Request;
+use crate::platform::signals::{self, Stop};
 use crate::tty::{LineChannel, Terminal, ask_plain, form_timeout};
 use crate::web::{WebOptions, ask_on_web, interrupt_on_signals};
 
@@ -139,8 +140,8 @@ fn ask_in_inbox(
     };
     let interrupt = interrupt_on_signals();
     let away = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
-        let _ = signal_hook::flag::register(signal, Arc::clone(&away));
+    for stop in [Stop::Terminate, Stop::HangUp] {
+        signals::set_flag_on(stop, &away);
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -156,8 +157,9 @@ fn ask_in_inbox(
         },
         async move {
             asker::flag_set(interrupt).await;
-            // SIGTERM or SIGHUP: a host ending the call (its tool timeout),
-            // not a person cancelling; the inbox keeps the question.
+            // SIGTERM or SIGHUP (Windows: Ctrl-Break, the console closing): a
+            // host ending the call (its tool timeout), not a person
+            // cancelling; the inbox keeps the question.
             if away.load(Ordering::SeqCst) {
                 Leaving::Away
             } else {

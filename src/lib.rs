@@ -2,14 +2,6 @@
 //! strict JSON back. Data flows one way: bytes → [`input`] → [`model`] →
 //! documents ([`prompt`], [`answer`], [`error`]).
 
-// The terminal (termios), signal and web faces need Unix, and the MCP face
-// falls back to them. On other targets the build stops here with one
-// message; the Unix-only modules are left out so that it is the only one.
-#[cfg(not(unix))]
-compile_error!(
-    "ask_user builds for Unix only (Linux, macOS): its terminal, signal and web faces use termios and Unix signals"
-);
-
 pub mod answer;
 pub mod ask;
 pub mod check;
@@ -18,18 +10,16 @@ pub mod error;
 pub mod inbox;
 pub mod input;
 pub mod markdown;
-#[cfg(unix)]
 pub mod mcp;
 pub mod model;
+pub mod platform;
 pub mod prompt;
 pub mod sanitize;
 pub mod schema;
 pub mod server;
 pub mod setup;
 pub mod text;
-#[cfg(unix)]
 pub mod tty;
-#[cfg(unix)]
 pub mod web;
 
 use std::io::{self, Write};
@@ -89,6 +79,8 @@ fn read_stdin() -> Result<Vec<u8>, AskError> {
 fn read_error(path: &Path, err: &io::Error) -> AskError {
     let reason = match err.kind() {
         io::ErrorKind::NotFound => "it does not exist".to_string(),
+        // Windows: opening a folder as a file is "access denied".
+        _ if platform::files::is_a_directory(err, path) => "it is a directory".to_string(),
         io::ErrorKind::PermissionDenied => "permission was denied".to_string(),
         _ if path.is_dir() => "it is a directory".to_string(),
         _ => err.to_string(),

@@ -20,6 +20,7 @@ use tokio::sync::watch;
 use crate::answer::{AnswerDocument, Unanswered};
 use crate::error::{AskError, Detail};
 use crate::model::Prompt;
+use crate::platform::signals::{self, Stop};
 use crate::prompt::PromptItem;
 use crate::server::{App, BindError, Limits, Reply, Request, Server, response};
 
@@ -351,13 +352,9 @@ fn web_error(message: String) -> AskError {
 
 /// Starts the system's opener on `url`; having none is not an error.
 pub fn open_in_browser(url: &str) {
-    let opener = if cfg!(target_os = "macos") {
-        "open"
-    } else {
-        "xdg-open"
-    };
+    let (opener, args) = crate::platform::paths::opener(url);
     let child = std::process::Command::new(opener)
-        .arg(url)
+        .args(args)
         .stdin(std::process::Stdio::null())
         // stdout carries the answer document: the opener must not write there.
         .stdout(std::process::Stdio::null())
@@ -371,25 +368,19 @@ pub fn open_in_browser(url: &str) {
     }
 }
 
-/// A flag set by SIGINT, SIGTERM and SIGHUP, for [`WebOptions::interrupt`]:
-/// the form then ends cancelled and the port closes before the process exits.
-/// A second signal ends the process at once (exit 130), should anything hang.
+/// A flag set by SIGINT, SIGTERM and SIGHUP (Windows: Ctrl-C, Ctrl-Break
+/// and the console closing; see [`crate::platform::signals`]), for
+/// [`WebOptions::interrupt`]: the form then ends cancelled and the port
+/// closes before the process exits. A second signal ends the process at once
+/// (exit 130), should anything hang.
 pub fn interrupt_on_signals() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
-    for signal in [
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ] {
+    for stop in [Stop::Interrupt, Stop::Terminate, Stop::HangUp] {
         // The shutdown must be registered first: it is armed by the flag the
         // first signal sets. If registering fails, the signal keeps its default
         // (the process ends and the kernel closes the port): no port left open.
-        let _ = signal_hook::flag::register_conditional_shutdown(
-            signal,
-            crate::exit::CANCELLED,
-            Arc::clone(&flag),
-        );
-        let _ = signal_hook::flag::register(signal, Arc::clone(&flag));
+        signals::exit_if_set_on(stop, crate::exit::CANCELLED, &flag);
+        signals::set_flag_on(stop, &flag);
     }
     flag
 }

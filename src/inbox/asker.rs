@@ -213,14 +213,14 @@ fn read_document(data: &str) -> Result<AnswerDocument, AskError> {
 }
 
 /// Where this asker runs: `name` (an MCP client's own), else
-/// `ASK_USER_SOURCE`, else the parent process's name (Linux); the working
+/// `ASK_USER_SOURCE`, else the parent process's name (Linux, Windows); the working
 /// directory; the process id.
 pub fn local_source(name: Option<String>) -> Source {
     let name = name
         .or_else(|| std::env::var("ASK_USER_SOURCE").ok())
         .map(|n| n.trim().to_string())
         .filter(|n| !n.is_empty())
-        .or_else(parent_name);
+        .or_else(crate::platform::process::parent_name);
     Source {
         name,
         cwd: std::env::current_dir()
@@ -228,11 +228,4 @@ pub fn local_source(name: Option<String>) -> Source {
             .map(|dir| dir.to_string_lossy().into_owned()),
         pid: Some(std::process::id()),
     }
-}
-
-fn parent_name() -> Option<String> {
-    // SAFETY: getppid has no preconditions.
-    let parent = unsafe { libc::getppid() };
-    let name = std::fs::read_to_string(format!("/proc/{parent}/comm")).ok()?;
-    Some(name.trim().to_string()).filter(|n| !n.is_empty())
 }

@@ -60,7 +60,10 @@ pub const DEFAULT_RETENTION: Duration = Duration::from_secs(24 * 3600);
 pub fn serve(options: ServeOptions) -> Result<(), AskError> {
     let web_error = |message: String| AskError::WebError(Detail::new(message));
     let path = StateDir::locate().ok_or_else(|| {
-        web_error("the inbox has no state folder: set ASK_USER_STATE_DIR (or HOME)".into())
+        web_error(format!(
+            "the inbox has no state folder: set ASK_USER_STATE_DIR (or {})",
+            crate::platform::paths::STATE_VAR
+        ))
     })?;
     let folder = StateDir::create(path.clone()).map_err(|e| {
         web_error(format!(

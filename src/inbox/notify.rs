@@ -1,7 +1,8 @@
 //! `inbox --notify CMD` (or `ASK_USER_NOTIFY_CMD`): a bridge to ntfy, Slack,
 //! a phone. For each new question the inbox runs CMD the way git runs
-//! `core.editor` and ssh runs `ProxyCommand`: `/bin/sh -c CMD`, so quoting,
-//! pipes and `$VARIABLES` work as typed. Its stdin is the question's prompt
+//! `core.editor` and ssh runs `ProxyCommand`: `/bin/sh -c CMD` (on Windows
+//! `cmd /d /s /c "CMD"`: [`crate::platform::shell`]), so quoting, pipes and
+//! `$VARIABLES` work as typed. Its stdin is the question's prompt
 //! document (one JSON line, as `ask_user prompt` prints it); its environment
 //! has `ASK_USER_INBOX_ID`, `ASK_USER_QUESTION` (one line of plain text: the
 //! title or the first question) and `ASK_USER_ASKER` (the source's name, when
@@ -10,10 +11,9 @@
 //! The command cannot change anything: it runs beside the inbox, never in
 //! its way (the question is stored, listed and answerable before it starts,
 //! and nothing waits for it). It gets a time limit, after which its whole
-//! process group is killed; a command that fails, cannot start or is killed
+//! process group (on Windows, its job object) is killed; a command that fails, cannot start or is killed
 //! is logged on stderr, and the inbox goes on.
 
-use std::os::fd::AsFd;
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,11 +21,11 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::io::AsyncWriteExt;
-use tokio::process::Command;
 use tokio::sync::{Semaphore, broadcast};
 
 use super::hub::Change;
 use super::store::Source;
+use crate::platform::shell::{self, Group};
 
 /// Commands running at once; more wait for a turn (200 askers arriving at
 /// once must not become 200 processes).
@@ -35,7 +35,7 @@ const MAX_QUESTION_CHARS: usize = 200;
 
 #[derive(Debug, Clone)]
 pub struct Notify {
-    /// Run by `/bin/sh -c`.
+    /// Run by `/bin/sh -c` (Windows: `cmd /d /s /c`).
     pub command: String,
     pub time_limit: Duration,
 }
@@ -146,7 +146,8 @@ impl Notify {
                 eprintln!("ask_user inbox: --notify command failed for question {id} ({status})");
             }
             Ran::NotStarted(e) => eprintln!(
-                "ask_user inbox: --notify command could not start for question {id} (/bin/sh: {e})"
+                "ask_user inbox: --notify command could not start for question {id} ({}: {e})",
+                shell::SHELL
             ),
             Ran::Lost(e) => eprintln!(
                 "ask_user inbox: --notify command for question {id} could not be waited for ({e})"
@@ -161,21 +162,18 @@ impl Notify {
 
     async fn spawn_and_wait(&self, question: &Announced) -> Ran {
         // Its output goes where the inbox's own messages go.
-        let (out, err) = match (inbox_stderr(), inbox_stderr()) {
+        let (out, err) = match (shell::stderr_for_child(), shell::stderr_for_child()) {
             (Ok(out), Ok(err)) => (out, err),
             (Err(e), _) | (_, Err(e)) => return Ran::NotStarted(e),
         };
-        let mut command = Command::new("/bin/sh");
+        // A group of its own: the time limit ends everything it started.
+        let mut command = shell::shell_command(&self.command);
         command
-            .arg("-c")
-            .arg(&self.command)
             .env("ASK_USER_INBOX_ID", &question.inbox_id)
             .env("ASK_USER_QUESTION", &question.question)
             .stdin(Stdio::piped())
             .stdout(out)
             .stderr(err)
-            // A group of its own: the time limit ends everything it started.
-            .process_group(0)
             .kill_on_drop(true);
         match &question.asker {
             Some(asker) => command.env("ASK_USER_ASKER", asker),
@@ -185,7 +183,9 @@ impl Notify {
             Ok(child) => child,
             Err(e) => return Ran::NotStarted(e),
         };
-        let group = child.id();
+        // Without a group (a job object Windows would not make), the time
+        // limit ends the shell alone.
+        let group = Group::of(&child).ok();
         let stdin = child.stdin.take();
         let document = format!("{}\n", question.document);
         let finished = async {
@@ -199,27 +199,25 @@ impl Notify {
             status
         };
         match tokio::time::timeout(self.time_limit, finished).await {
-            Ok(Ok(status)) => Ran::Done(status),
+            Ok(Ok(status)) => {
+                if let Some(group) = group {
+                    group.release();
+                }
+                Ran::Done(status)
+            }
             Ok(Err(e)) => Ran::Lost(e),
             Err(_) => {
-                if let Some(group) = group.and_then(|pid| i32::try_from(pid).ok()) {
-                    // SAFETY: kill has no memory preconditions; a negative pid
-                    // names the process group the command leads.
-                    unsafe { libc::kill(-group, libc::SIGKILL) };
+                match &group {
+                    Some(group) => group.kill(),
+                    None => {
+                        let _ = child.start_kill();
+                    }
                 }
                 let _ = child.wait().await;
                 Ran::TooSlow
             }
         }
     }
-}
-
-/// A handle on the inbox's stderr, for a command's stdout or stderr.
-fn inbox_stderr() -> std::io::Result<Stdio> {
-    std::io::stderr()
-        .as_fd()
-        .try_clone_to_owned()
-        .map(Stdio::from)
 }
 
 #[cfg(test)]
@@ -274,6 +272,8 @@ mod tests {
         }
     }
 
+    // The commands below are sh; the Windows ones, in cmd, follow.
+    #[cfg(unix)]
     #[test]
     fn the_command_gets_the_document_and_the_variables() {
         let dir = tempfile::tempdir().unwrap();
@@ -296,6 +296,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn failures_and_slowness_are_reported() {
         let failing = Notify {
@@ -323,6 +324,54 @@ mod tests {
         assert!(matches!(
             runtime().block_on(unstartable.run(&announced())),
             Ran::NotStarted(e) if e.kind() == std::io::ErrorKind::InvalidInput
+        ));
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn cmd_gets_the_document_and_the_variables() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let notify = Notify {
+            command: format!(
+                r#"(sort & echo %ASK_USER_INBOX_ID%^|%ASK_USER_QUESTION%^|%ASK_USER_ASKER%) > "{}""#,
+                out.display()
+            ),
+            time_limit: Duration::from_secs(60),
+        };
+        let ran = runtime().block_on(notify.run(&announced()));
+        assert!(
+            matches!(ran, Ran::Done(status) if status.success()),
+            "{ran:?}"
+        );
+        let written = std::fs::read_to_string(&out).unwrap();
+        assert!(
+            written.contains("{\"prompt\":{\"question\":\"Q?\"}}")
+                && written.contains("ab12cd34|Q?|codex"),
+            "{written:?}"
+        );
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn cmd_failures_and_slowness_are_reported() {
+        let failing = Notify {
+            command: "exit 3".into(),
+            time_limit: Duration::from_secs(60),
+        };
+        let ran = runtime().block_on(failing.run(&announced()));
+        assert!(
+            matches!(ran, Ran::Done(status) if status.code() == Some(3)),
+            "{ran:?}"
+        );
+        // An endless loop in a second cmd: the job ends both.
+        let slow = Notify {
+            command: "cmd /d /c \"for /l %i in (1,0,2) do rem\"".into(),
+            time_limit: Duration::from_millis(300),
+        };
+        assert!(matches!(
+            runtime().block_on(slow.run(&announced())),
+            Ran::TooSlow
         ));
     }
 }

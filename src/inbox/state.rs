@@ -3,18 +3,20 @@
 //! the lock that lets one inbox at a time serve a folder.
 //!
 //! The folder is `$ASK_USER_STATE_DIR`, else `$XDG_STATE_HOME/ask_user`, else
-//! `~/.local/state/ask_user`; it is created with mode 0700 and every file in it
-//! is written 0600, whole (a temporary file renamed over the old one).
+//! `~/.local/state/ask_user` (Windows: `%LOCALAPPDATA%\ask_user`); it is
+//! created private (0700) and every file in it is written private (0600),
+//! whole (a temporary file renamed over the old one). What private means on
+//! Windows: [`crate::platform::files`].
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+use crate::platform::{files, paths};
 
 /// Where `inbox.json` says a running inbox is.
 pub const INBOX_FILE: &str = "inbox.json";
@@ -39,23 +41,16 @@ impl StateDir {
     /// The folder the environment names (see the module's doc); `None` when
     /// none is set and there is no home folder.
     pub fn locate() -> Option<PathBuf> {
-        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-        if let Some(dir) = var("ASK_USER_STATE_DIR") {
+        if let Some(dir) = std::env::var_os("ASK_USER_STATE_DIR").filter(|v| !v.is_empty()) {
             return Some(PathBuf::from(dir));
         }
-        if let Some(dir) = var("XDG_STATE_HOME") {
-            return Some(PathBuf::from(dir).join("ask_user"));
-        }
-        var("HOME").map(|home| PathBuf::from(home).join(".local/state/ask_user"))
+        paths::default_state_dir()
     }
 
     /// Opens `path`, creating it (and its parents) with mode 0700.
     pub fn create(path: PathBuf) -> io::Result<StateDir> {
         if !path.is_dir() {
-            fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(&path)?;
+            files::create_private_dir_all(&path)?;
         }
         Ok(StateDir { path })
     }
@@ -97,22 +92,13 @@ impl StateDir {
     /// The lock is released when the [`FolderLock`] is dropped or the
     /// process ends, however it ends.
     pub fn lock(&self) -> io::Result<Result<FolderLock, Option<InboxFile>>> {
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .custom_flags(libc::O_CLOEXEC)
+        let file = files::private(OpenOptions::new().create(true).truncate(false).write(true))
             .open(self.path.join(LOCK_FILE))?;
-        // SAFETY: flock on a descriptor this function owns.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-            return Ok(Ok(FolderLock { _file: file }));
-        }
-        let err = io::Error::last_os_error();
-        if err.kind() == io::ErrorKind::WouldBlock {
-            Ok(Err(self.read_inbox_file()))
-        } else {
-            Err(err)
+        // flock on Unix, LockFileEx on Windows: see platform::files.
+        match file.try_lock() {
+            Ok(()) => Ok(Ok(FolderLock { _file: file })),
+            Err(fs::TryLockError::WouldBlock) => Ok(Err(self.read_inbox_file())),
+            Err(fs::TryLockError::Error(err)) => Err(err),
         }
     }
 
@@ -165,7 +151,7 @@ pub struct Endpoint {
 /// Why no inbox was found: said in `NO_INBOX`'s message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Missing {
-    /// No state folder could be named (no `HOME`).
+    /// No state folder could be named (no `HOME`; Windows: no `LOCALAPPDATA`).
     NoFolder,
     /// No `inbox.json` (or an unreadable one) in this folder.
     NoFile(PathBuf),
@@ -184,7 +170,8 @@ impl Missing {
         let start = "start one with `ask_user inbox` (or set ASK_USER_INBOX and ASK_USER_TOKEN)";
         match self {
             Missing::NoFolder => format!(
-                "no inbox is running: no state folder is known (set ASK_USER_STATE_DIR or HOME); {start}"
+                "no inbox is running: no state folder is known (set ASK_USER_STATE_DIR or {}); {start}",
+                paths::STATE_VAR
             ),
             Missing::NoFile(path) => {
                 format!(
@@ -318,17 +305,7 @@ pub fn parse_address(url: &str) -> Option<(String, String)> {
 
 /// Whether process `pid` exists (it may belong to another user).
 pub fn process_is_alive(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    if pid <= 0 {
-        return false;
-    }
-    // SAFETY: signal 0 only checks that the process exists.
-    if unsafe { libc::kill(pid, 0) } == 0 {
-        return true;
-    }
-    io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    crate::platform::process::is_alive(pid)
 }
 
 fn is_token(text: &str) -> bool {
@@ -353,19 +330,16 @@ fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let written = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .custom_flags(libc::O_CLOEXEC)
+        let mut file = files::private(OpenOptions::new().write(true).create(true).truncate(true))
             .open(&tmp)?;
         // A file left by an earlier run may have other bits: set them again.
-        file.set_permissions(fs::Permissions::from_mode(0o600))?;
+        files::make_private(&file)?;
         file.write_all(bytes)?;
         file.sync_all()?;
+        // Closed before the rename: Windows renames no open file over another.
+        drop(file);
         fs::rename(&tmp, path)?;
-        File::open(dir)?.sync_all()
+        files::sync_dir(dir)
     })();
     if written.is_err() {
         let _ = fs::remove_file(&tmp);
@@ -384,7 +358,9 @@ mod tests {
         (tmp, dir)
     }
 
+    #[cfg(unix)]
     fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
         fs::metadata(path).unwrap().permissions().mode() & 0o777
     }
 
@@ -392,27 +368,28 @@ mod tests {
     /// returned socket lives, and that no other socket can take meanwhile:
     /// the socket is bound to it without SO_REUSEADDR and never listens. (A
     /// dropped listener's port is free for any process to listen on, and one
-    /// did in a loaded run.)
-    fn refusing_port() -> (std::os::fd::OwnedFd, u16) {
-        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-        let size = std::mem::size_of::<libc::sockaddr_in>();
-        let mut length = libc::socklen_t::try_from(size).unwrap();
-        // SAFETY: a new socket, owned at once; the address is a zeroed
-        // sockaddr_in of the length given.
-        unsafe {
-            let raw = libc::socket(libc::AF_INET, libc::SOCK_STREAM, 0);
-            assert!(raw >= 0, "socket: {}", io::Error::last_os_error());
-            let socket = OwnedFd::from_raw_fd(raw);
-            assert_eq!(libc::fcntl(raw, libc::F_SETFD, libc::FD_CLOEXEC), 0);
-            let mut address: libc::sockaddr_in = std::mem::zeroed();
-            address.sin_family = libc::AF_INET as libc::sa_family_t;
-            address.sin_addr.s_addr = u32::from(std::net::Ipv4Addr::LOCALHOST).to_be();
-            let pointer = (&raw mut address).cast::<libc::sockaddr>();
-            let bound = libc::bind(socket.as_raw_fd(), pointer, length);
-            assert_eq!(bound, 0, "bind: {}", io::Error::last_os_error());
-            assert_eq!(libc::getsockname(raw, pointer, &mut length), 0);
-            (socket, u16::from_be(address.sin_port))
-        }
+    /// did in a loaded run.) tokio's socket sets no option before `bind`.
+    fn refusing_port() -> (tokio::net::TcpSocket, u16) {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket
+            .bind((std::net::Ipv4Addr::LOCALHOST, 0).into())
+            .unwrap();
+        let port = socket.local_addr().unwrap().port();
+        (socket, port)
+    }
+
+    /// The id of a process that has started and ended.
+    fn ended_process() -> u32 {
+        #[cfg(unix)]
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        #[cfg(windows)]
+        let mut child = std::process::Command::new("cmd")
+            .args(["/C", "exit"])
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
     }
 
     #[test]
@@ -430,6 +407,8 @@ mod tests {
         assert_eq!(taken.kind(), io::ErrorKind::AddrInUse);
     }
 
+    // Modes are Unix's; on Windows the profile's access list applies.
+    #[cfg(unix)]
     #[test]
     fn the_folder_is_0700_and_its_files_0600() {
         let (_tmp, dir) = folder();
@@ -459,8 +438,10 @@ mod tests {
         assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
     }
 
+    #[cfg(unix)]
     #[test]
     fn an_existing_file_with_wider_bits_is_rewritten_0600() {
+        use std::os::unix::fs::PermissionsExt;
         let (_tmp, dir) = folder();
         fs::write(dir.inbox_file(), "{}").unwrap();
         fs::set_permissions(dir.inbox_file(), fs::Permissions::from_mode(0o644)).unwrap();
@@ -551,10 +532,7 @@ mod tests {
         assert!(process_is_alive(std::process::id()));
         assert!(!process_is_alive(0));
         assert!(!process_is_alive(u32::MAX));
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let pid = child.id();
-        child.wait().unwrap();
-        assert!(!process_is_alive(pid));
+        assert!(!process_is_alive(ended_process()));
     }
 
     #[test]
@@ -589,9 +567,7 @@ mod tests {
         assert_eq!(lookup.discover(), Ok(found.clone()));
 
         // A process that has ended: stale, whatever listens on the port.
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let dead = child.id();
-        child.wait().unwrap();
+        let dead = ended_process();
         dir.write_inbox_file(&file(dead)).unwrap();
         assert_eq!(
             lookup.discover(),

@@ -9,7 +9,6 @@
 //! asker back, decided) for history and metrics.
 
 use std::fs::OpenOptions;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -227,12 +226,10 @@ impl Store {
     /// Opens (creating it 0600, with its schema) the store at `path`.
     pub fn open(path: &Path) -> Result<Store> {
         // SQLite gives its WAL and shared-memory files the database's mode.
-        let _ = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .mode(0o600)
-            .open(path);
+        let _ = crate::platform::files::private(
+            OpenOptions::new().create(true).truncate(false).write(true),
+        )
+        .open(path);
         let conn = Connection::open(path)?;
         conn.busy_timeout(Duration::from_secs(10))?;
         let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
@@ -756,11 +753,13 @@ mod tests {
 
     #[test]
     fn the_file_is_private_and_a_newer_schema_is_refused() {
-        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("inbox.sqlite3");
         let store = Store::open(&path).unwrap();
+        // Modes are Unix's; on Windows the profile's access list applies.
+        #[cfg(unix)]
         for file in ["inbox.sqlite3", "inbox.sqlite3-wal"] {
+            use std::os::unix::fs::PermissionsExt;
             let mode = std::fs::metadata(dir.path().join(file))
                 .unwrap()
                 .permissions()

@@ -1,20 +1,18 @@
 //! Reading and writing a host's config file without ever leaving it half
 //! written: a temporary file in the same folder, synced, then renamed over
-//! the old one (rename is atomic within a file system). The file keeps its
-//! permissions and owner; a symbolic link (dotfiles kept in a repository)
+//! the old one (rename is atomic within a file system; on Windows std renames
+//! with replace-existing semantics). The file keeps its permissions and owner
+//! (Unix; on Windows it inherits its folder's access list, as the old one
+//! did: [`crate::platform::files`]); a symbolic link (dotfiles kept in a repository)
 //! stays a link and its target is written; the first change keeps a copy of
 //! the file as it was, `FILE.ask_user.bak`, which later runs never replace.
 
-use std::fs::{self, File, OpenOptions, Permissions};
+use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::error::{AskError, Detail};
-
-/// Mode of a config file that setup creates: it may later hold tokens
-/// (a server's `env`), so only its owner reads it, as Claude Code does.
-const NEW_FILE_MODE: u32 = 0o600;
+use crate::platform::files;
 
 /// The file's text; `None` when there is no file (nor folder) yet.
 pub fn read(path: &Path) -> Result<Option<Vec<u8>>, AskError> {
@@ -33,7 +31,11 @@ pub fn read(path: &Path) -> Result<Option<Vec<u8>>, AskError> {
             format!(
                 "cannot read {}: {}; make it a readable file, or move it away",
                 path.display(),
-                reason(&e)
+                if files::is_a_directory(&e, path) {
+                    "it is a directory".to_string()
+                } else {
+                    reason(&e)
+                }
             ),
             path.display().to_string(),
         ))),
@@ -121,23 +123,19 @@ fn replace(target: &Path, bytes: &[u8], existing: Option<&fs::Metadata>) -> io::
     let result = (|| {
         // Left over from a run that was killed: it is ours to replace.
         let _ = fs::remove_file(&temporary);
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(NEW_FILE_MODE)
-            .open(&temporary)?;
+        // A config file that setup creates may later hold tokens (a
+        // server's `env`), so only its owner reads it, as Claude Code does.
+        let mut file =
+            files::private(OpenOptions::new().write(true).create_new(true)).open(&temporary)?;
         file.write_all(bytes)?;
-        let mode = existing.map_or(NEW_FILE_MODE, |meta| meta.permissions().mode());
-        file.set_permissions(Permissions::from_mode(mode))?;
-        if let Some(meta) = existing {
-            // Root editing someone's file leaves it theirs; others cannot chown and need not.
-            let _ = std::os::unix::fs::fchown(&file, Some(meta.uid()), Some(meta.gid()));
-        }
+        files::keep_mode_and_owner(&file, existing)?;
         file.sync_all()?;
+        // Closed before the rename: Windows renames no open file over another.
+        drop(file);
         fs::rename(&temporary, target)?;
         if let Some(folder) = target.parent() {
             // The rename itself reaches the disk with the folder.
-            let _ = File::open(folder).and_then(|folder| folder.sync_all());
+            let _ = files::sync_dir(folder);
         }
         Ok(())
     })();
@@ -172,8 +170,12 @@ fn reason(error: &io::Error) -> String {
 mod tests {
     use super::*;
 
+    // Symbolic links need a privilege on Windows, and modes are Unix's.
+    #[cfg(unix)]
     #[test]
     fn mode_backup_and_link_survive_a_write() {
+        use std::fs::Permissions;
+        use std::os::unix::fs::PermissionsExt;
         let folder = tempfile::tempdir().unwrap();
         let real = folder.path().join("real.json");
         fs::write(&real, "old").unwrap();
@@ -220,10 +222,14 @@ mod tests {
         assert_eq!(read(&path).unwrap(), None);
         assert_eq!(write(&path, "{}\n").unwrap(), None);
         assert_eq!(fs::read_to_string(&path).unwrap(), "{}\n");
-        assert_eq!(
-            fs::metadata(&path).unwrap().permissions().mode() & 0o777,
-            0o600
-        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(
+                fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+                0o600
+            );
+        }
         assert!(!backup_path(&path).exists());
     }
 
@@ -243,5 +249,24 @@ mod tests {
             error.message().contains("a part of its path is a file"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_write_replaces_the_file_and_keeps_the_first_backup() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("config.json");
+        fs::write(&path, "old").unwrap();
+        let backup = write(&path, "new").unwrap();
+        assert_eq!(backup.as_deref(), Some(backup_path(&path).as_path()));
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new");
+        assert_eq!(write(&path, "newer").unwrap(), None);
+        assert_eq!(fs::read_to_string(&path).unwrap(), "newer");
+        assert_eq!(fs::read_to_string(backup_path(&path)).unwrap(), "old");
+        let leftovers: Vec<_> = fs::read_dir(folder.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|name| name.to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
     }
 }

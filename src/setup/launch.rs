@@ -188,4 +188,31 @@ mod tests {
         let message = launch(path, Path::new("/tmp"), "1").unwrap_err();
         assert!(message.contains("is not UTF-8"), "{message}");
     }
+
+    /// Windows paths, as `current_exe` gives them (after the `\\?\` prefix
+    /// is dropped): the caches are found by the same folder names, the
+    /// `.exe` changes nothing, and `%TEMP%` is refused.
+    #[cfg(windows)]
+    #[test]
+    fn windows_paths_are_read_the_same_way() {
+        let temp = Path::new(r"C:\Users\a\AppData\Local\Temp");
+        let from = |path: &str| launch(Path::new(path), temp, "1.2.3");
+        assert_eq!(
+            from(r"C:\Users\a\AppData\Local\npm-cache\_npx\0f3c\node_modules\@ask-user\win32-x64\bin\ask_user.exe")
+                .map(|l| l.command),
+            Ok("npx".to_string())
+        );
+        assert_eq!(
+            from(r"C:\Users\a\AppData\Local\uv\cache\archive-v0\AbC\Scripts\ask_user.exe")
+                .map(|l| l.command),
+            Ok("uvx".to_string())
+        );
+        let installed = r"C:\Users\a\.cargo\bin\ask_user.exe";
+        assert_eq!(from(installed), Ok(native(installed)));
+        let message = from(r"C:\Users\a\AppData\Local\Temp\x\ask_user.exe").unwrap_err();
+        assert!(
+            message.contains(r"temporary folder C:\Users\a\AppData\Local\Temp\x"),
+            "{message}"
+        );
+    }
 }

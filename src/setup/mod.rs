@@ -203,6 +203,20 @@ const HOSTS: [Spec; 8] = [
 pub enum Platform {
     Linux,
     MacOs,
+    Windows,
+}
+
+impl Platform {
+    /// The one this binary runs on (other Unixes keep Linux's locations).
+    pub fn current() -> Platform {
+        if cfg!(windows) {
+            Platform::Windows
+        } else if cfg!(target_os = "macos") {
+            Platform::MacOs
+        } else {
+            Platform::Linux
+        }
+    }
 }
 
 /// Where the files are: the home folder and the variables the hosts honour.
@@ -211,7 +225,11 @@ pub enum Platform {
 #[derive(Debug, Clone)]
 pub struct Env {
     pub platform: Platform,
+    /// `HOME` (Windows: `USERPROFILE`).
     pub home: PathBuf,
+    /// `APPDATA` (Windows: Claude Desktop, VS Code; the roaming profile
+    /// folder, `%USERPROFILE%\AppData\Roaming` when unset).
+    pub appdata: Option<PathBuf>,
     /// `XDG_CONFIG_HOME` (Linux: Claude Desktop, VS Code; Amp everywhere).
     pub xdg_config_home: Option<PathBuf>,
     /// `CODEX_HOME`: Codex's folder instead of `~/.codex`.
@@ -225,23 +243,18 @@ pub struct Env {
 }
 
 impl Env {
-    /// `None` when HOME is unset or empty.
+    /// `None` when HOME (Windows: USERPROFILE) is unset or empty.
     pub fn from_process() -> Option<Env> {
         let var = |name: &str| {
             std::env::var_os(name)
                 .filter(|value| !value.is_empty())
                 .map(PathBuf::from)
         };
+        let platform = Platform::current();
         Some(Env {
-            platform: if cfg!(target_os = "macos") {
-                Platform::MacOs
-            } else {
-                Platform::Linux
-            },
-            // HOME only: the user database's fallback (getpwuid) would link
-            // glibc's NSS into the static binary (90 KiB) for a case that a
-            // message handles.
-            home: var("HOME")?,
+            platform,
+            home: crate::platform::paths::home()?,
+            appdata: var("APPDATA").filter(|_| platform == Platform::Windows),
             // The XDG rules: a relative path is to be ignored.
             xdg_config_home: var("XDG_CONFIG_HOME").filter(|path| path.is_absolute()),
             codex_home: var("CODEX_HOME"),
@@ -259,11 +272,17 @@ impl Env {
     }
 
     /// Where desktop apps keep their settings: `~/Library/Application
-    /// Support` on macOS, the XDG config folder on Linux.
+    /// Support` on macOS, the XDG config folder on Linux, `%APPDATA%` on
+    /// Windows (Electron's `appData` on each: Claude Desktop and VS Code are
+    /// Electron apps).
     fn app_data(&self) -> PathBuf {
         match self.platform {
-            Platform::MacOs => self.home.join("Library/Application Support"),
+            Platform::MacOs => self.home.join("Library").join("Application Support"),
             Platform::Linux => self.config_home(),
+            Platform::Windows => self
+                .appdata
+                .clone()
+                .unwrap_or_else(|| self.home.join("AppData").join("Roaming")),
         }
     }
 
@@ -281,7 +300,11 @@ impl Env {
     }
 }
 
-/// The user-level MCP config file of `host`.
+/// The user-level MCP config file of `host`. The same names under the
+/// same folders on every platform, but for the desktop apps' folder
+/// ([`Env::app_data`]); on Windows the home folder is `%USERPROFILE%`.
+/// Where each host documents its file (Windows included): the README's
+/// table of hosts, which cites each host's documentation.
 pub fn config_path(host: Host, env: &Env) -> PathBuf {
     match host {
         Host::ClaudeCode => env
@@ -289,12 +312,23 @@ pub fn config_path(host: Host, env: &Env) -> PathBuf {
             .clone()
             .unwrap_or_else(|| env.home.clone())
             .join(".claude.json"),
-        Host::ClaudeDesktop => env.app_data().join("Claude/claude_desktop_config.json"),
+        // modelcontextprotocol.io/quickstart/user: macOS and Windows
+        // (`%APPDATA%\Claude\claude_desktop_config.json`).
+        Host::ClaudeDesktop => env
+            .app_data()
+            .join("Claude")
+            .join("claude_desktop_config.json"),
         Host::Codex => env.codex_home().join("config.toml"),
         Host::Gemini => env.gemini_home().join("settings.json"),
-        Host::Antigravity => env.home.join(".gemini/antigravity/mcp_config.json"),
-        Host::Cursor => env.home.join(".cursor/mcp.json"),
-        Host::Vscode => env.app_data().join("Code/User/mcp.json"),
+        Host::Antigravity => env
+            .home
+            .join(".gemini")
+            .join("antigravity")
+            .join("mcp_config.json"),
+        Host::Cursor => env.home.join(".cursor").join("mcp.json"),
+        // code.visualstudio.com/docs/configure/settings (user settings
+        // folder: `%APPDATA%\Code\User` on Windows).
+        Host::Vscode => env.app_data().join("Code").join("User").join("mcp.json"),
         Host::Amp => {
             // Amp reads settings.jsonc as well; a person who keeps that one
             // gets the entry there, not in a new settings.json beside it.
@@ -329,7 +363,8 @@ fn marker(host: Host, env: &Env) -> PathBuf {
 pub fn detect(env: &Env) -> Vec<Host> {
     let on_path = |program: &str| {
         env.path.as_ref().is_some_and(|path| {
-            std::env::split_paths(path).any(|folder| is_executable(&folder.join(program)))
+            std::env::split_paths(path)
+                .any(|folder| crate::platform::paths::has_program(&folder, program))
         })
     };
     Host::ALL
@@ -338,12 +373,6 @@ pub fn detect(env: &Env) -> Vec<Host> {
             marker(host, env).is_dir() || host.spec().programs.iter().any(|p| on_path(p))
         })
         .collect()
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    path.metadata()
-        .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
 }
 
 /// One value in an entry, in the shapes JSON and TOML share.
@@ -815,14 +844,14 @@ fn picker(env: &Env, action: Action, preselected: &[Host]) -> crate::model::Prom
 /// `npx`/`uvx` form when it runs from such a cache ([`launch`]).
 fn this_launch() -> Result<Launch, AskError> {
     let path = std::env::current_exe()
-        .and_then(|path| path.canonicalize())
+        .and_then(|path| crate::platform::paths::canonical(&path))
         .map_err(|e| {
             AskError::WriteError(Detail::new(format!(
                 "cannot find the path of this ask_user binary ({e}); run setup from an installed binary"
             )))
         })?;
     let temp = std::env::temp_dir();
-    let temp = temp.canonicalize().unwrap_or(temp);
+    let temp = crate::platform::paths::canonical(&temp).unwrap_or(temp);
     launch::launch(&path, &temp, env!("CARGO_PKG_VERSION"))
         .map_err(|message| AskError::WriteError(Detail::new(message)))
 }
@@ -843,7 +872,10 @@ fn host_names() -> String {
 }
 
 fn no_home() -> i32 {
-    tell("ask_user setup: HOME is not set: set it to your home folder");
+    tell(&format!(
+        "ask_user setup: {} is not set: set it to your home folder",
+        crate::platform::paths::HOME_VAR
+    ));
     exit::USAGE
 }
 
@@ -865,6 +897,7 @@ mod tests {
         Env {
             platform,
             home: PathBuf::from("/h"),
+            appdata: None,
             xdg_config_home: None,
             codex_home: None,
             claude_config_dir: None,
@@ -946,6 +979,61 @@ mod tests {
     }
 
     #[test]
+    fn windows_keeps_desktop_apps_in_appdata_and_the_rest_in_the_profile() {
+        // The paths as a Windows binary builds them, written here with `/`
+        // so that the test runs on every platform.
+        let mut env = env(Platform::Windows);
+        env.home = PathBuf::from("/Users/a");
+        let paths: Vec<_> = Host::ALL.map(|host| config_path(host, &env)).into();
+        assert_eq!(
+            paths,
+            [
+                "/Users/a/.claude.json",
+                "/Users/a/AppData/Roaming/Claude/claude_desktop_config.json",
+                "/Users/a/.codex/config.toml",
+                "/Users/a/.gemini/settings.json",
+                "/Users/a/.gemini/antigravity/mcp_config.json",
+                "/Users/a/.cursor/mcp.json",
+                "/Users/a/AppData/Roaming/Code/User/mcp.json",
+                "/Users/a/.config/amp/settings.json",
+            ]
+            .map(PathBuf::from)
+        );
+        // %APPDATA% wins for the desktop apps; XDG_CONFIG_HOME does not
+        // move them (it moves Amp's, as everywhere).
+        env.appdata = Some("/roaming".into());
+        env.xdg_config_home = Some("/x".into());
+        assert_eq!(
+            config_path(Host::ClaudeDesktop, &env),
+            PathBuf::from("/roaming/Claude/claude_desktop_config.json")
+        );
+        assert_eq!(
+            config_path(Host::Vscode, &env),
+            PathBuf::from("/roaming/Code/User/mcp.json")
+        );
+        assert_eq!(
+            config_path(Host::Amp, &env),
+            PathBuf::from("/x/amp/settings.json")
+        );
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn windows_paths_use_backslashes() {
+        let mut env = env(Platform::Windows);
+        env.home = PathBuf::from(r"C:\Users\a");
+        env.appdata = Some(r"C:\Users\a\AppData\Roaming".into());
+        assert_eq!(
+            config_path(Host::ClaudeDesktop, &env).to_str(),
+            Some(r"C:\Users\a\AppData\Roaming\Claude\claude_desktop_config.json")
+        );
+        assert_eq!(
+            config_path(Host::Codex, &env).to_str(),
+            Some(r"C:\Users\a\.codex\config.toml")
+        );
+    }
+
+    #[test]
     fn codex_waits_longer_than_the_server_and_any_input() {
         let native = Launch {
             command: "/bin/ask_user".into(),
@@ -1008,18 +1096,25 @@ mod tests {
 
     #[test]
     fn detection_takes_config_folders_and_executable_programs_only() {
-        use std::os::unix::fs::PermissionsExt;
         let root = tempfile::tempdir().unwrap();
-        let mut env = env(Platform::Linux);
+        let mut env = env(Platform::current());
         env.home = root.path().join("home");
         std::fs::create_dir_all(env.home.join(".cursor")).unwrap();
         std::fs::create_dir_all(env.home.join(".claude")).unwrap();
         let bin = root.path().join("bin");
         std::fs::create_dir_all(bin.join("codex")).unwrap();
+        // A program on Unix is an executable file; on Windows a file with
+        // an extension PATHEXT lists.
+        #[cfg(unix)]
         for (name, mode) in [("gemini", 0o755), ("amp", 0o644)] {
+            use std::os::unix::fs::PermissionsExt;
             std::fs::write(bin.join(name), "").unwrap();
             std::fs::set_permissions(bin.join(name), std::fs::Permissions::from_mode(mode))
                 .unwrap();
+        }
+        #[cfg(windows)]
+        for name in ["gemini.cmd", "amp"] {
+            std::fs::write(bin.join(name), "").unwrap();
         }
         env.path = Some(bin.into_os_string());
         // A folder named codex and a file amp that cannot run are no programs.

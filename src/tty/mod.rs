@@ -4,14 +4,17 @@
 //! Built on console's key reader with small widgets of our own (not
 //! dialoguer's prompts): dialoguer cannot cancel text input with Esc, leaves
 //! the cursor hidden on Ctrl-C, has no per-option descriptions and no
-//! timeout. Here one loop holds `/dev/tty` in raw mode for the whole form and
-//! polls it with the time left, so Esc, q and Ctrl-C cancel everywhere, a
-//! timeout never picks a default, and the terminal is restored on every exit.
+//! timeout. Here one loop holds the terminal (`/dev/tty`; on Windows the
+//! console) in raw mode for the whole form and waits on it with the time
+//! left, so Esc, q and Ctrl-C cancel everywhere, a timeout never picks a
+//! default, and the terminal is restored on every exit. What differs by
+//! system is in [`sys`]; everything else here is the same on all of them.
 
 pub mod bell;
 mod keys;
 mod plain;
 mod render;
+mod sys;
 mod terminal;
 mod widgets;
 

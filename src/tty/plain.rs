@@ -6,14 +6,15 @@
 //! options and one line saying what to type; the person types a line in the
 //! terminal's own line editing (canonical mode, which screen readers follow),
 //! and the line is read by the same rules as `ask_user answer`. Ctrl-C
-//! (SIGINT, from the terminal's ISIG), SIGTERM, SIGHUP, SIGQUIT and end of
-//! input cancel; the deadline is the whole form's, as in the full UI.
+//! (SIGINT, from the terminal's ISIG; on Windows the console's Ctrl-C
+//! event), SIGTERM, SIGHUP, SIGQUIT and end of input cancel; the deadline
+//! is the whole form's, as in the full UI. How lines are waited for is the
+//! system's ([`super::sys::LineInput`]).
 
-use std::io::{self, Read, Write};
-use std::os::fd::{AsRawFd, RawFd};
-use std::os::unix::net::UnixStream;
+use std::io::{self, Write};
 use std::time::Instant;
 
+use super::sys::{Chunk, LineInput};
 use super::{Noted, Outcome, Terminal, document_for};
 use crate::answer::{AnswerDocument, Choice, MAX_NOTE_CHARS, parse_reply};
 use crate::error::{AskError, Detail};
@@ -27,12 +28,11 @@ use crate::text::fold_line;
 pub struct LineChannel {
     /// Held for its settings, restored when the channel is dropped.
     terminal: Option<Terminal>,
-    input: RawFd,
+    input: LineInput,
     output: Box<dyn Write>,
     /// Bytes read past the line handed out (a pipe can carry several lines).
     pending: Vec<u8>,
     ended: bool,
-    signals: SignalPipe,
 }
 
 /// What waiting for a line gave.
@@ -53,28 +53,25 @@ impl LineChannel {
         match Terminal::open() {
             Ok(mut terminal) => {
                 terminal.enter_lines()?;
-                let input = terminal.input_fd();
-                let output = Box::new(terminal.writer()?);
-                Self::new(Some(terminal), input, output)
+                let input = terminal.line_input()?;
+                let output = terminal.writer()?;
+                Ok(Self::new(Some(terminal), input, output))
             }
-            Err(_) if !input_from_stdin => Self::new(None, 0, Box::new(io::stderr())),
+            Err(_) if !input_from_stdin => {
+                Ok(Self::new(None, LineInput::stdin()?, Box::new(io::stderr())))
+            }
             Err(err) => Err(err),
         }
     }
 
-    fn new(
-        terminal: Option<Terminal>,
-        input: RawFd,
-        output: Box<dyn Write>,
-    ) -> Result<Self, AskError> {
-        Ok(LineChannel {
+    fn new(terminal: Option<Terminal>, input: LineInput, output: Box<dyn Write>) -> Self {
+        LineChannel {
             terminal,
             input,
             output,
             pending: Vec::new(),
             ended: false,
-            signals: SignalPipe::new()?,
-        })
+        }
     }
 
     /// `ask --ui plain --bell`: BEL alone (no escape sequence, as ever in
@@ -110,68 +107,26 @@ impl LineChannel {
                 let line = std::mem::take(&mut self.pending);
                 return Ok(LineEvent::Line(String::from_utf8_lossy(&line).into_owned()));
             }
-            let wait_ms = match deadline {
-                None => -1,
+            let left = match deadline {
+                None => None,
                 Some(deadline) => {
                     let left = deadline.saturating_duration_since(Instant::now());
                     if left.is_zero() {
                         return Ok(LineEvent::TimedOut);
                     }
-                    // Round up, so a wake-up never comes just before the deadline.
-                    i32::try_from(left.as_micros().div_ceil(1000)).unwrap_or(i32::MAX)
+                    Some(left)
                 }
             };
-            let mut fds = [
-                libc::pollfd {
-                    fd: self.input,
-                    events: libc::POLLIN,
-                    revents: 0,
-                },
-                libc::pollfd {
-                    fd: self.signals.fd(),
-                    events: libc::POLLIN,
-                    revents: 0,
-                },
-            ];
-            // SAFETY: two valid pollfds.
-            let ready = unsafe { libc::poll(fds.as_mut_ptr(), 2, wait_ms) };
-            if ready < 0 {
-                let err = io::Error::last_os_error();
-                if err.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(lost(&err));
-            }
-            if fds[1].revents != 0 {
-                return Ok(LineEvent::Interrupted);
-            }
-            if fds[0].revents != 0 {
-                self.read_some()?;
+            match self
+                .input
+                .wait(left, &mut self.pending)
+                .map_err(|e| lost(&e))?
+            {
+                Chunk::Data | Chunk::Nothing => {}
+                Chunk::Ended => self.ended = true,
+                Chunk::Interrupted => return Ok(LineEvent::Interrupted),
             }
         }
-    }
-
-    fn read_some(&mut self) -> Result<(), AskError> {
-        let mut buffer = [0u8; 4096];
-        // SAFETY: `buffer` is valid for its length.
-        let n = unsafe { libc::read(self.input, buffer.as_mut_ptr().cast(), buffer.len()) };
-        match n {
-            0 => self.ended = true,
-            // In canonical mode a read ends with a newline unless Ctrl-D
-            // sent a half line: that, too, ends the input (and drops it).
-            n if n > 0 && self.terminal.is_some() && buffer[n.unsigned_abs() - 1] != b'\n' => {
-                self.pending.clear();
-                self.ended = true;
-            }
-            n if n > 0 => self.pending.extend_from_slice(&buffer[..n.unsigned_abs()]),
-            _ => {
-                let err = io::Error::last_os_error();
-                if err.kind() != io::ErrorKind::Interrupted {
-                    return Err(lost(&err));
-                }
-            }
-        }
-        Ok(())
     }
 
     /// Ends the current line on screen and drops what was typed and not
@@ -441,47 +396,6 @@ fn read_reply(question: &Question, reply: &str) -> Result<Choice, String> {
         };
         format!("{said} {}\n", instruction(question))
     })
-}
-
-/// SIGINT, SIGTERM, SIGHUP and SIGQUIT, turned into a readable byte so the
-/// line wait sees them without a race (signal-hook's self-pipe). The
-/// previous handlers are back once this is dropped.
-struct SignalPipe {
-    read: UnixStream,
-    ids: Vec<signal_hook::SigId>,
-}
-
-impl SignalPipe {
-    fn new() -> Result<Self, AskError> {
-        let internal = |e: io::Error| {
-            AskError::InternalError(Detail::new(format!(
-                "the signal handlers for plain mode cannot be set up ({e})"
-            )))
-        };
-        let (read, write) = UnixStream::pair().map_err(internal)?;
-        read.set_nonblocking(true).map_err(internal)?;
-        write.set_nonblocking(true).map_err(internal)?;
-        let mut ids = Vec::new();
-        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
-            let write = write.try_clone().map_err(internal)?;
-            ids.push(signal_hook::low_level::pipe::register(signal, write).map_err(internal)?);
-        }
-        Ok(SignalPipe { read, ids })
-    }
-
-    fn fd(&self) -> RawFd {
-        self.read.as_raw_fd()
-    }
-}
-
-impl Drop for SignalPipe {
-    fn drop(&mut self) {
-        for id in self.ids.drain(..) {
-            signal_hook::low_level::unregister(id);
-        }
-        let mut sink = [0u8; 16];
-        while matches!((&self.read).read(&mut sink), Ok(n) if n > 0) {}
-    }
 }
 
 fn lost(err: &io::Error) -> AskError {

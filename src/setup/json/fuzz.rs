@@ -95,6 +95,7 @@ impl Home {
         let env = Env {
             platform: Platform::Linux,
             home: dir.path().to_path_buf(),
+            appdata: None,
             xdg_config_home: None,
             codex_home: None,
             claude_config_dir: None,
