@@ -152,10 +152,21 @@ fn walk(dir: &Path, targets: &mut Vec<Target>) {
     }
 }
 
+/// A path as reports show it: `/` between its parts on every system, so a
+/// report, and GitHub's annotation paths, read the same on Windows.
+fn slashed(path: &Path) -> String {
+    let shown = path.display().to_string();
+    if cfg!(windows) {
+        shown.replace('\\', "/")
+    } else {
+        shown
+    }
+}
+
 fn unreadable(path: &Path, reason: &str) -> AskError {
     AskError::ReadError(Detail::at(
-        format!("cannot read {}: {reason}", path.display()),
-        path.display().to_string(),
+        format!("cannot read {}: {reason}", slashed(path)),
+        slashed(path),
     ))
 }
 
@@ -164,9 +175,9 @@ fn check_target(target: Target) -> FileReport {
         Target::Stdin => ("-".to_string(), crate::read_source(Some(Path::new("-")))),
         Target::File(path) => {
             let bytes = crate::read_source(Some(&path));
-            (path.display().to_string(), bytes)
+            (slashed(&path), bytes)
         }
-        Target::Unreadable(path, error) => (path.display().to_string(), Err(error)),
+        Target::Unreadable(path, error) => (slashed(&path), Err(error)),
     };
     let checked = match bytes {
         Ok(bytes) => check_bytes(&bytes),

@@ -16,6 +16,9 @@ use ask_user::setup::Host;
 #[derive(Parser)]
 #[command(
     name = "ask_user",
+    // Not the executable's own name: on Windows that is `ask_user.exe`, and
+    // usage lines and --help read the same on every system.
+    bin_name = "ask_user",
     version,
     about = "Ask a person a structured question; get strict JSON back.",
     long_about = "Ask a person a structured question; get strict JSON back.\n\n\
