@@ -1,6 +1,9 @@
 //! `ask_user check` through the binary: a tree of valid and invalid files in
 //! nested folders, unreadable entries and non-JSON files, in all three formats.
 
+// Unix only: the tree holds a dangling symlink and a file an ordinary user cannot read (setpriv): Unix; under wine these tests run from Linux (.ci/cross).
+#![cfg(unix)]
+
 use std::fs;
 use std::path::Path;
 use std::time::Duration;
@@ -14,7 +17,7 @@ mod common;
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 fn ask_user(dir: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_ask_user"));
+    let mut command = Command::new(common::bin());
     command
         .current_dir(dir)
         .env_remove("TOOLBOX_ACTION")
@@ -24,7 +27,7 @@ fn ask_user(dir: &Path) -> Command {
 }
 
 fn printed(args: &[&str], input: &str) -> String {
-    let output = Command::new(env!("CARGO_BIN_EXE_ask_user"))
+    let output = Command::new(common::bin())
         .args(args)
         .env_remove("TOOLBOX_ACTION")
         .write_stdin(input)
@@ -529,7 +532,7 @@ fn as_ordinary_user(program: &str) -> std::process::Command {
 /// Whether the condition this test needs holds: the ordinary user runs the
 /// binary but cannot read `locked`.
 fn unreadable_to_an_ordinary_user(dir: &Path, locked: &Path) -> Result<(), String> {
-    let runs = as_ordinary_user(env!("CARGO_BIN_EXE_ask_user"))
+    let runs = as_ordinary_user(common::bin())
         .arg("--version")
         .current_dir(dir)
         .output()
@@ -570,7 +573,7 @@ fn a_file_without_read_permission_is_reported() {
         eprintln!("skipped: {why}");
         return;
     }
-    let output = as_ordinary_user(env!("CARGO_BIN_EXE_ask_user"))
+    let output = as_ordinary_user(common::bin())
         .args(["check", "."])
         .current_dir(base.path())
         .env_remove("TOOLBOX_ACTION")

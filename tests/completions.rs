@@ -9,7 +9,7 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use common::BIN;
+use common::bin;
 use common::clients::{require, runs};
 
 fn run(program: &str, args: &[&str]) -> Output {
@@ -33,14 +33,15 @@ fn shell(name: &str) -> &str {
 
 fn bash_completes_commands_after_sourcing() {
     let script = format!(
-        r#"source <("{BIN}" completions bash) || exit 9
+        r#"source <("{bin}" completions bash) || exit 9
 complete -p ask_user || exit 8
 COMP_WORDS=(ask_user se); COMP_CWORD=1; COMP_LINE="ask_user se"; COMP_POINT=11
 _ask_user ask_user se ask_user
 printf 'offer:%s\n' "${{COMPREPLY[@]}}"
 COMP_WORDS=(ask_user setup cl); COMP_CWORD=2; COMP_LINE="ask_user setup cl"; COMP_POINT=17
 _ask_user ask_user cl setup
-printf 'host:%s\n' "${{COMPREPLY[@]}}""#
+printf 'host:%s\n' "${{COMPREPLY[@]}}""#,
+        bin = bin()
     );
     let out = run(shell("bash"), &["-c", &script]);
     let stdout = text(&out.stdout);
@@ -68,7 +69,7 @@ fn zsh_loads_the_completion_function() {
     let zsh = shell("zsh");
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("_ask_user");
-    std::fs::write(&file, run(BIN, &["completions", "zsh"]).stdout).unwrap();
+    std::fs::write(&file, run(bin(), &["completions", "zsh"]).stdout).unwrap();
     let syntax = run(zsh, &["-n", file.to_str().unwrap()]);
     assert!(syntax.status.success(), "{}", text(&syntax.stderr));
     let script = format!(
@@ -90,7 +91,8 @@ fn zsh_loads_the_completion_function() {
 fn fish_completes_commands_after_sourcing() {
     let fish = shell("fish");
     let script = format!(
-        "\"{BIN}\" completions fish | source; complete -C 'ask_user se'; complete -C 'ask_user describe --format '"
+        "\"{bin}\" completions fish | source; complete -C 'ask_user se'; complete -C 'ask_user describe --format '",
+        bin = bin()
     );
     let out = run(fish, &["--no-config", "-c", &script]);
     let stdout = text(&out.stdout);
@@ -111,7 +113,7 @@ fn fish_completes_commands_after_sourcing() {
 
 fn elvish_and_powershell_scripts_name_every_command() {
     for shell in ["elvish", "powershell"] {
-        let out = run(BIN, &["completions", shell]);
+        let out = run(bin(), &["completions", shell]);
         assert_eq!(out.status.code(), Some(0));
         let script = text(&out.stdout);
         for command in ["setup", "inbox", "completions", "mcp"] {
@@ -121,7 +123,7 @@ fn elvish_and_powershell_scripts_name_every_command() {
 }
 
 fn an_unknown_shell_is_a_usage_error() {
-    let out = run(BIN, &["completions", "tcsh"]);
+    let out = run(bin(), &["completions", "tcsh"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(text(&out.stdout), "");
     let stderr = text(&out.stderr);
@@ -130,7 +132,7 @@ fn an_unknown_shell_is_a_usage_error() {
         stderr.contains("[possible values: bash, elvish, fish, powershell, zsh]"),
         "{stderr}"
     );
-    let out = run(BIN, &["completions"]);
+    let out = run(bin(), &["completions"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("<SHELL>"));
 }
@@ -151,7 +153,7 @@ fn man_writes_a_page_per_command_that_groff_renders_without_warning() {
     );
     let dir = tempfile::tempdir().unwrap();
     let pages = dir.path().join("man");
-    let out = run(BIN, &["man", pages.to_str().unwrap()]);
+    let out = run(bin(), &["man", pages.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "");
     assert_eq!(pages_in(&pages), common::man_pages());
@@ -199,7 +201,7 @@ fn man_into_a_folder_it_cannot_write_is_a_write_error() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("a-file");
     std::fs::write(&file, "").unwrap();
-    let out = run(BIN, &["man", file.join("man").to_str().unwrap()]);
+    let out = run(bin(), &["man", file.join("man").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["error"]["code"], "WRITE_ERROR");

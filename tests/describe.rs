@@ -57,7 +57,7 @@ fn describe_reads_no_stdin() {
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
     // stdin is a pipe that is never written to nor closed: reading it would hang.
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .env("TOOLBOX_ACTION", "describe")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -95,7 +95,7 @@ fn describe_formats_for_other_hosts() {
 
     let mcp = run_with(&["describe", "--format", "mcp"], &[], b"").doc();
     assert_eq!(mcp["name"], "ask_user");
-    // The MCP tool also takes {"resume": inboxId} (collect later, README), so
+    // The MCP tool also takes {"resume": inboxId} (collect later, docs/collect-later.md), so
     // neither question nor options is required there on its own.
     let mut input = mcp["inputSchema"].clone();
     assert_eq!(input.as_object_mut().unwrap().remove("required"), None);

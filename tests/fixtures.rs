@@ -11,7 +11,7 @@ use assert_cmd::Command;
 
 mod common;
 
-const BIN: &str = env!("CARGO_BIN_EXE_ask_user");
+use common::bin;
 
 fn inputs() -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
@@ -55,7 +55,7 @@ fn every_fixture_gives_its_expected_document() {
     let update = updating();
     let mut failures = Vec::new();
     for input in inputs() {
-        let out = Command::new(BIN)
+        let out = Command::new(bin())
             .arg("prompt")
             .arg(&input)
             .output()
@@ -94,7 +94,7 @@ fn toolbox_execute_prints_the_same_documents() {
         return; // the other test is rewriting the expected files
     }
     for input in inputs() {
-        let out = Command::new(BIN)
+        let out = Command::new(bin())
             .env("TOOLBOX_ACTION", "execute")
             .pipe_stdin(&input)
             .unwrap()

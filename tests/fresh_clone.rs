@@ -12,6 +12,9 @@
 //! unset. Unchanged files keep their times, so cargo rebuilds the ask_user
 //! crate only when the source changed; the dependencies stay built.
 
+// Unix only: builds the checkout with scripts/build-release for a Unix host (symlinks, file modes).
+#![cfg(unix)]
+
 use std::path::Path;
 use std::process::Command;
 

@@ -126,7 +126,7 @@ impl Loopback {
     fn start() -> Loopback {
         let dir = scratch();
         let (child, line) =
-            common::process::spawn_inbox(&mut Command::new(common::BIN), dir.path(), |rest| {
+            common::process::spawn_inbox(&mut Command::new(common::bin()), dir.path(), |rest| {
                 assert!(!rest.contains("panicked"), "the inbox panicked: {rest}")
             });
         let url = line

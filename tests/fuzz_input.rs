@@ -5,7 +5,7 @@
 //! In-process cases run through `execute_line`, the function the binary's
 //! execute face prints; a smaller share runs through the binary itself.
 //! More cases: `PROPTEST_CASES=500000 cargo test --release --test fuzz_input`.
-//! Coverage-guided: `cargo fuzz run -s none execute` (see README).
+//! Coverage-guided: `cargo fuzz run -s none execute` (see CONTRIBUTING.md).
 
 use std::time::{Duration, Instant};
 

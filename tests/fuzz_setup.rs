@@ -9,6 +9,9 @@
 //! src/setup/json/fuzz.rs and src/setup/toml/fuzz.rs. Here: a few dozen
 //! cases in `cargo test`; `PROPTEST_CASES` (at most 2,000) in bench/fuzz.sh.
 
+// Unix only: Unix file modes, and the Unix config folders under HOME.
+#![cfg(unix)]
+
 mod common;
 
 use std::fs;
@@ -161,7 +164,7 @@ struct Run {
 }
 
 fn setup(home: &Path, host: &Host, remove: bool) -> Run {
-    let mut command = assert_cmd::Command::new(common::BIN);
+    let mut command = assert_cmd::Command::new(common::bin());
     command.arg("setup");
     if remove {
         command.arg("--remove");

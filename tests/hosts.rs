@@ -18,7 +18,6 @@
 mod common;
 
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -26,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use common::BIN;
+use common::bin;
 use common::clients::{amp, claude_code, codex, node22_path, offline, tests_dir};
 use common::process::{exit_within, output_with_stdin};
 
@@ -78,12 +77,16 @@ impl Scratch {
 fn claude_code_lists_the_server_as_connected() {
     let claude = claude_code();
     let scratch = Scratch::new();
-    let (code, text) = scratch.run(&claude, &["mcp", "add", "ask_user", "--", BIN, "mcp"], &[]);
+    let (code, text) = scratch.run(
+        &claude,
+        &["mcp", "add", "ask_user", "--", bin(), "mcp"],
+        &[],
+    );
     assert_eq!(code, 0, "{text}");
     let (code, text) = scratch.run(&claude, &["mcp", "list"], &[]);
     assert_eq!(code, 0, "{text}");
     assert!(
-        text.contains(&format!("ask_user: {BIN} mcp - ✔ Connected")),
+        text.contains(&format!("ask_user: {} mcp - ✔ Connected", bin())),
         "{text}"
     );
 }
@@ -97,7 +100,7 @@ fn claude_turn(hook_reply: Value) -> Value {
     let claude = claude_code();
     let scratch = Scratch::new();
     let scenario = json!({
-        "claude": claude, "server": [BIN, "mcp"],
+        "claude": claude, "server": [bin(), "mcp"],
         "home": scratch.home(), "project": scratch.project(),
         "tool_input": serde_json::from_str::<Value>(QUESTION).unwrap(),
         "hook": hook_reply,
@@ -189,7 +192,7 @@ fn amp_connects_over_mcp_and_has_no_toolboxes() {
     let amp = amp();
     let scratch = Scratch::new();
     let key = [("AMP_API_KEY", "dummy")];
-    let (code, text) = scratch.run(&amp, &["mcp", "add", "ask_user", "--", BIN, "mcp"], &key);
+    let (code, text) = scratch.run(&amp, &["mcp", "add", "ask_user", "--", bin(), "mcp"], &key);
     assert_eq!(code, 0, "{text}");
     let (code, text) = scratch.run(&amp, &["mcp", "doctor"], &key);
     assert_eq!(code, 0, "{text}");
@@ -308,7 +311,8 @@ impl<'a> NetworkInbox<'a> {
     fn start(network: &'a Network, state: &Path) -> NetworkInbox<'a> {
         std::fs::create_dir_all(state).unwrap();
         // Its first line says it serves (inbox.json is written); the rest is drained.
-        let (child, line) = common::process::spawn_inbox(&mut network.command(BIN), state, |_| ());
+        let (child, line) =
+            common::process::spawn_inbox(&mut network.command(bin()), state, |_| ());
         assert!(line.contains("serving http://127.0.0.1:"), "{line:?}");
         NetworkInbox {
             network,
@@ -321,7 +325,7 @@ impl<'a> NetworkInbox<'a> {
     fn verb(&self, args: &[&str]) -> (i32, Vec<Value>) {
         let out = self
             .network
-            .command(BIN)
+            .command(bin())
             .arg("inbox")
             .args(args)
             .env("ASK_USER_STATE_DIR", &self.state)
@@ -380,13 +384,14 @@ struct HostTurn {
 impl HostTurn {
     fn start(command: &mut Command, log: &Path) -> HostTurn {
         let file = std::fs::File::create(log).unwrap();
-        let child = command
+        command
             .stdin(Stdio::null())
             .stdout(file.try_clone().unwrap())
-            .stderr(file)
-            .process_group(0)
-            .spawn()
-            .unwrap();
+            .stderr(file);
+        // Its own process group, so that the drop below ends the host's children too.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(command, 0);
+        let child = command.spawn().unwrap();
         HostTurn {
             child,
             log: log.to_path_buf(),
@@ -437,7 +442,12 @@ impl Drop for HostTurn {
     fn drop(&mut self) {
         if self.child.try_wait().ok().flatten().is_none() {
             // SAFETY: kill(2) on the process group this test started.
-            unsafe { libc::kill(-(self.child.id() as i32), libc::SIGKILL) };
+            #[cfg(unix)]
+            unsafe {
+                libc::kill(-(self.child.id() as i32), libc::SIGKILL)
+            };
+            #[cfg(not(unix))]
+            let _ = self.child.kill();
             let _ = self.child.wait();
         }
     }
@@ -561,7 +571,7 @@ env = {{ ASK_USER_STATE_DIR = {state} }}
 tool_timeout_sec = {TOOL_TIMEOUT_SECONDS}
 "#,
         port = network.port,
-        bin = quoted(BIN),
+        bin = quoted(bin()),
         state = quoted(state.to_str().unwrap()),
     );
     std::fs::write(codex_home.join("config.toml"), config).unwrap();
@@ -594,7 +604,7 @@ fn claude_code_gives_up_at_its_mcp_tool_timeout_and_a_resume_collects_the_answer
     let inbox = NetworkInbox::start(&network, &state);
     // Without --no-elicitation Claude Code's print mode cancels the form.
     let mcp = json!({"mcpServers": {"ask_user": {
-        "command": BIN, "args": ["mcp", "--fallback", "inbox", "--no-elicitation"],
+        "command": bin(), "args": ["mcp", "--fallback", "inbox", "--no-elicitation"],
         "env": {"ASK_USER_STATE_DIR": state},
     }}});
     let timeout_ms = (TOOL_TIMEOUT_SECONDS * 1000).to_string();

@@ -9,20 +9,21 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use common::BIN;
+use common::bin;
 use common::browser::Browser;
 use common::clients::{chromium, mcp_python, prometheus_python, tests_dir};
 use common::page::{self, Response, connect, read_response, same_origin_request};
+#[cfg(unix)]
+use common::process::refusing_port;
 #[cfg(target_os = "linux")]
 use common::process::{cpu_ticks, memory_kib};
-use common::process::{exit_with_one_line, exit_within, refusing_port, spawn_asking, without_tty};
+use common::process::{exit_with_one_line, exit_within, spawn_asking, without_tty};
 
 const DATABASE: &str = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"]}"#;
 const EXTRAS: &str =
@@ -32,7 +33,7 @@ const NAME: &str = r#"{"questions":[{"question":"Name the service"}]}"#;
 /// A command for the binary without a terminal (a session of its own) and
 /// with `dir` as its state folder.
 fn command(dir: &Path, args: &[&str]) -> Command {
-    let mut command = Command::new(BIN);
+    let mut command = Command::new(bin());
     command
         .args(args)
         .env("ASK_USER_STATE_DIR", dir)
@@ -734,7 +735,10 @@ fn askers_waiting_on_a_stopped_inbox_neither_spin_nor_give_up() {
     inbox.stop();
 }
 
+// Unix only: a port held by a bound socket (libc) and the state file's mode.
+#[cfg(unix)]
 fn a_stale_inbox_json_is_no_inbox_and_a_new_inbox_replaces_it() {
+    use std::os::unix::fs::PermissionsExt;
     let dir = state();
     let file = dir.path().join("inbox.json");
     let mut ended = Command::new("true").spawn().unwrap();
@@ -1115,7 +1119,7 @@ fn mcp_calls(
         // `env` carries the state folder: the SDK passes the server a short,
         // fixed environment of its own.
         format!("ASK_USER_STATE_DIR={}", dir.display()),
-        BIN.to_string(),
+        bin().to_string(),
         "mcp".into(),
         "--fallback".into(),
         "inbox".into(),
@@ -1667,11 +1671,10 @@ fn an_mcp_call_times_out_and_resumes_through_the_python_sdk() {
 /// The inbox's stderr lines from now on, on a channel (read by a thread of
 /// its own, so that waiting for a line can time out).
 fn stderr_lines(inbox: &Inbox) -> std::sync::mpsc::Receiver<String> {
-    use std::os::fd::AsFd;
-    let pipe = inbox.stderr.get_ref().as_fd().try_clone_to_owned().unwrap();
+    let pipe = common::process::clone_stderr(inbox.stderr.get_ref());
     let (send, receive) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        for line in BufReader::new(std::fs::File::from(pipe)).lines() {
+        for line in BufReader::new(pipe).lines() {
             let Ok(line) = line else { return };
             if send.send(line).is_err() {
                 return;
@@ -2082,6 +2085,7 @@ common::harness::main!(
     kill_9_with_three_pending_then_a_restart_loses_none,
     #[cfg(target_os = "linux")]
     askers_waiting_on_a_stopped_inbox_neither_spin_nor_give_up,
+    #[cfg(unix)]
     a_stale_inbox_json_is_no_inbox_and_a_new_inbox_replaces_it,
     a_taken_port_and_a_second_inbox_are_web_errors,
     the_token_survives_a_restart_and_new_token_rotates_it,

@@ -755,7 +755,7 @@ fn help_and_version_go_to_stdout_with_exit_0() {
 #[test]
 fn a_closed_stdout_ends_the_run_quietly() {
     use std::process::{Command, Stdio};
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .arg("describe")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -17,7 +17,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use common::BIN;
+use common::bin;
 use common::clients::{mcp_inspector, mcpdo, node22_path};
 
 /// A scratch HOME (both keep a catalog and secrets under it), Node 22 first
@@ -87,11 +87,11 @@ fn too_large_padding() -> ToolArgs {
 
 // ---- the Inspector CLI ----
 
-/// `mcp-inspector --cli BIN SERVER_ARGS --method tools/call` with `tool_args`
+/// `mcp-inspector --cli bin() SERVER_ARGS --method tools/call` with `tool_args`
 /// (key=value, the value parsed as JSON where it is JSON).
 fn inspector_call(home: &Path, server_args: &[&str], tool_args: &[(String, String)]) -> Printed {
     let mut command = command(&mcp_inspector(), home);
-    command.arg("--cli").arg(BIN).args(server_args);
+    command.arg("--cli").arg(bin()).args(server_args);
     command.args(["--method", "tools/call", "--tool-name", "ask_user"]);
     for (key, value) in tool_args {
         command.arg("--tool-arg").arg(format!("{key}={value}"));
@@ -114,7 +114,7 @@ fn inspector_lists_the_tool_with_no_portability_problem() {
     let mut command = command(&mcp_inspector(), home.path());
     command
         .arg("--cli")
-        .arg(BIN)
+        .arg(bin())
         .arg("mcp")
         .args(["--method", "tools/list", "--strict"]);
     let listed = printed(&mut command);
@@ -211,7 +211,7 @@ impl Mcpdo {
         );
         let entries: serde_json::Map<String, Value> = servers
             .iter()
-            .map(|(name, args)| (name.to_string(), json!({"command": BIN, "args": args})))
+            .map(|(name, args)| (name.to_string(), json!({"command": bin(), "args": args})))
             .collect();
         let config = home.path().join("servers.json");
         std::fs::write(&config, json!({"mcpServers": entries}).to_string()).unwrap();

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use common::BIN;
+use common::bin;
 use common::clients::{mcp_python, mcp_typescript_sdk, tests_dir};
 use common::mcp_raw::Raw;
 use common::process::{exit_within, output_with_stdin, port_is_closed};
@@ -26,7 +26,7 @@ fn here() -> PathBuf {
 fn python_scenario(mode: &str, scenario: Value) -> Value {
     let python = mcp_python();
     let mut scenario = scenario;
-    scenario["binary"] = json!(BIN);
+    scenario["binary"] = json!(bin());
     scenario["mode"] = json!(mode);
     let output = output_with_stdin(
         Command::new(python)
@@ -326,7 +326,7 @@ fn python_sdk_without_elicitation_gets_each_fallback() {
         assert_eq!(result["is_error"], false, "{mode}");
         // Exactly what `ask_user prompt` prints for the same input.
         let expected = output_with_stdin(
-            Command::new(BIN).arg("prompt"),
+            Command::new(bin()).arg("prompt"),
             question.to_string().as_bytes(),
         )
         .unwrap();
@@ -411,7 +411,7 @@ fn python_sdk_learns_the_page_address_and_gets_notices_only_when_it_opts_in() {
 fn typescript_scenario(scenario: Value) -> Value {
     let dir = mcp_typescript_sdk();
     let mut scenario = scenario;
-    scenario["binary"] = json!(BIN);
+    scenario["binary"] = json!(bin());
     let output = output_with_stdin(
         Command::new("node")
             .arg(dir.join("ts_client.mjs"))
@@ -968,7 +968,7 @@ fn a_reply_that_answers_nothing_is_invalid_reply() {
 }
 
 fn stdin_eof_ends_the_server_quietly() {
-    let output = Command::new(BIN)
+    let output = Command::new(bin())
         .arg("mcp")
         .stdin(Stdio::null())
         .output()
@@ -978,7 +978,7 @@ fn stdin_eof_ends_the_server_quietly() {
 }
 
 fn a_panic_in_mcp_mode_reports_on_stderr_not_on_the_protocol_stream() {
-    let output = Command::new(BIN)
+    let output = Command::new(bin())
         .arg("mcp")
         .env("ASK_USER_DEBUG_PANIC", "mcp")
         .stdin(Stdio::null())
@@ -991,7 +991,7 @@ fn a_panic_in_mcp_mode_reports_on_stderr_not_on_the_protocol_stream() {
 }
 
 fn mcp_rejects_a_bad_fallback_as_usage_error() {
-    let output = Command::new(BIN)
+    let output = Command::new(bin())
         .args(["mcp", "--fallback", "email"])
         .stdin(Stdio::null())
         .output()
@@ -1007,7 +1007,7 @@ fn mcp_timeout_takes_decimal_seconds_and_rejects_more_than_a_day() {
         ("-1", "not a number of seconds"),
         ("soon", "not a number of seconds"),
     ] {
-        let output = Command::new(BIN)
+        let output = Command::new(bin())
             .args(["mcp".to_string(), format!("--timeout={timeout}")])
             .stdin(Stdio::null())
             .output()
@@ -1021,7 +1021,7 @@ fn mcp_timeout_takes_decimal_seconds_and_rejects_more_than_a_day() {
         );
     }
     // A decimal wait is accepted: the server starts and ends with its input.
-    let output = Command::new(BIN)
+    let output = Command::new(bin())
         .args(["mcp", "--timeout", "0.5"])
         .stdin(Stdio::null())
         .output()
@@ -1045,6 +1045,7 @@ common::harness::main!(
     client_cancellation_stops_the_wait_and_withdraws_the_form,
     tool_name_renames_the_tool_on_the_wire,
     fallback_web_closes_the_page_when_the_call_is_cancelled,
+    #[cfg(unix)]
     fallback_web_open_hands_the_page_to_the_system_opener,
     fallback_web_closes_the_page_when_the_client_goes_away,
     fallback_web_sends_no_notice_after_set_level_above_notice,

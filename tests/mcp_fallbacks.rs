@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use common::mcp_raw::Raw;
 use common::process::without_tty;
-use common::{BIN, run_with};
+use common::{bin, run_with};
 
 /// What the model reads next to a relayed prompt document.
 const RELAY_NOTE: &str = "This MCP client cannot show a form, so nobody has been asked yet. \
@@ -144,7 +144,7 @@ fn a_form_the_client_fails_to_show_falls_back() {
 
 #[test]
 fn fallback_tty_without_a_terminal_is_no_tty() {
-    let mut command = Command::new(BIN);
+    let mut command = Command::new(bin());
     command.args(["mcp", "--fallback", "tty"]);
     without_tty(&mut command);
     let mut raw = Raw::spawn(command);
@@ -153,11 +153,15 @@ fn fallback_tty_without_a_terminal_is_no_tty() {
     let document = error_document(&result_of(&raw, 1));
     let error = &document["error"];
     assert_eq!(error["code"], "NO_TTY", "{document}");
+    // The terminal device differs between systems: /dev/tty on Unix, the
+    // console on Windows (whose binary .ci/cross runs these tests against).
+    let message = error["message"].as_str().unwrap();
     assert!(
-        error["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("ask needs a terminal to ask on, and there is none: /dev/tty"),
+        ["/dev/tty", "the console"]
+            .iter()
+            .any(|device| message.starts_with(&format!(
+                "ask needs a terminal to ask on, and there is none: {device}"
+            ))),
         "{error}"
     );
     assert!(error.get("path").is_none());
@@ -207,7 +211,7 @@ fn fallback_web_takes_the_answer_posted_on_the_page() {
 #[test]
 fn mcp_timeout_accepts_exactly_one_day_and_nothing_longer() {
     let starts = |timeout: &str| {
-        Command::new(BIN)
+        Command::new(bin())
             .args(["mcp", "--timeout", timeout])
             .stdin(Stdio::null())
             .output()

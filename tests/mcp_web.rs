@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use common::BIN;
+use common::bin;
 use common::browser::Browser;
 use common::clients::{chromium, mcp_python, tests_dir};
 use common::process::output_with_stdin;
@@ -61,7 +61,7 @@ fn ask_through_page(scenario: &str, mode: &str, input: Value, server_args: &[&st
     let mut args = vec!["mcp", "--fallback", "web"];
     args.extend_from_slice(server_args);
     let scenario_doc = json!({
-        "binary": BIN, "server_args": args, "mode": mode, "elicit": false,
+        "binary": bin(), "server_args": args, "mode": mode, "elicit": false,
         "watch": url_file, "log_level": "notice",
         "calls": [{"arguments": input}],
     });

@@ -21,14 +21,14 @@ use std::process::{Command, Output, Stdio};
 
 use ask_user::answer::{AnswerDocument, Unanswered, resolve_replies};
 use ask_user::model::Kind;
+use common::bin;
 use common::clients::jsonschema_python;
 
-const BIN: &str = env!("CARGO_BIN_EXE_ask_user");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 fn run(args: &[&str], stdin: &[u8], envs: &[(&str, &str)]) -> Output {
     use std::io::Write;
-    let mut command = Command::new(BIN);
+    let mut command = Command::new(bin());
     command
         .args(args)
         .env_remove("TOOLBOX_ACTION")

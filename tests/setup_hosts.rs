@@ -15,7 +15,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::BIN;
+use common::bin;
 use common::clients::{amp, claude_code, codex, gemini, node22_path, offline};
 use serde_json::Value;
 
@@ -53,7 +53,7 @@ impl Home {
     }
 
     fn setup(&self, host: &str) -> PathBuf {
-        let mut command = Command::new(BIN);
+        let mut command = Command::new(bin());
         command.args(["setup", host]);
         self.env(&mut command);
         // setup refuses a binary in the temporary folder: a checkout under
@@ -89,7 +89,11 @@ impl Home {
 }
 
 fn binary() -> String {
-    fs::canonicalize(BIN).unwrap().to_str().unwrap().to_string()
+    fs::canonicalize(bin())
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string()
 }
 
 /// Replaces `from` with `to` in the file (once, and it must be there).

@@ -11,7 +11,7 @@ use std::process::Command;
 fn a_binary_in_the_temporary_folder_is_refused_and_nothing_is_written() {
     let folder = tempfile::tempdir().unwrap(); // in std::env::temp_dir()
     let copy = folder.path().join("ask_user");
-    std::fs::copy(common::BIN, &copy).unwrap();
+    std::fs::copy(common::bin(), &copy).unwrap();
     let home = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     for args in [
         &["setup", "claude-code"][..],

@@ -3,13 +3,18 @@
 //! pre-selected in ask_user's own multi-select; what the person leaves
 //! selected is set up; Esc changes nothing.
 
+// Unix only: a pseudo-terminal through rexpect, Unix only.
+#![cfg(unix)]
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
 use rexpect::session::PtySession;
 
-const BIN: &str = env!("CARGO_BIN_EXE_ask_user");
+mod common;
+use common::bin;
+
 const ESC: &str = "\x1b";
 
 struct Picker {
@@ -43,7 +48,7 @@ echo "rc=$?;""#
         .arg("sh")
         .arg(&programs)
         .arg(home.path())
-        .arg(BIN);
+        .arg(bin());
     let session = rexpect::session::spawn_command(command, Some(10_000)).expect("a pty");
     Picker {
         session,
@@ -186,7 +191,7 @@ fn escape_changes_nothing_and_exits_130() {
 #[test]
 fn remove_preselects_the_configured_hosts() {
     let home = tempfile::tempdir().unwrap();
-    let setup = Command::new(BIN)
+    let setup = Command::new(bin())
         .args(["setup", "amp"])
         .env("HOME", home.path())
         .env("TMPDIR", home.path().join("tmp"))

@@ -3,12 +3,15 @@
 //! by the reply rules of `answer`, and not one escape byte written, on any
 //! path. Then without a terminal, on a plain pipe pair (stdin and stderr).
 
+// Unix only: most tests run on a pseudo-terminal through rexpect, Unix only.
+#![cfg(unix)]
+
 mod common;
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
-use common::BIN;
+use common::bin;
 use common::pty::{Ask, Finished, Run};
 
 const DATABASE: &str = r#"{"question":"Which database?","options":[
@@ -16,7 +19,7 @@ const DATABASE: &str = r#"{"question":"Which database?","options":[
   {"label":"SQLite","description":"embedded, single file"},
   {"label":"Redis"}]}"#;
 
-/// What plain mode prints for DATABASE, exactly (README, "Screen readers").
+/// What plain mode prints for DATABASE, exactly (docs/terminal.md, "Screen readers").
 const DATABASE_HEARD: &str = "Which database?
 1. PostgreSQL (recommended)
    relational, mature
@@ -242,7 +245,7 @@ fn ask_user_ui_and_a_dumb_terminal_choose_plain_mode() {
 
 #[test]
 fn an_unknown_ask_user_ui_is_a_usage_error() {
-    let out = Command::new(BIN)
+    let out = Command::new(bin())
         .args(["ask", "--reply", "1"])
         .env("ASK_USER_UI", "fancy")
         .stdin(Stdio::null())
@@ -258,7 +261,7 @@ fn an_unknown_ask_user_ui_is_a_usage_error() {
 
 /// `ask --ui plain` in a new session: no controlling terminal at all.
 fn without_tty(args: &[&str]) -> Command {
-    let mut command = Command::new(BIN);
+    let mut command = Command::new(bin());
     common::process::without_tty(&mut command)
         .args(args)
         .env_remove("ASK_USER_UI")
@@ -401,7 +404,10 @@ fn a_note_too_long_is_refused_and_an_empty_one_takes_it_back() {
 
 #[test]
 fn ask_help_lists_plain_mode_and_the_new_keys() {
-    let out = Command::new(BIN).args(["ask", "--help"]).output().unwrap();
+    let out = Command::new(bin())
+        .args(["ask", "--help"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let help = String::from_utf8_lossy(&out.stdout);
     for needle in [
@@ -418,14 +424,14 @@ fn ask_help_lists_plain_mode_and_the_new_keys() {
 }
 
 #[test]
-fn the_readme_shows_the_text_these_tests_assert() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let section = &readme[readme
-        .find("### Screen readers")
+fn the_guide_shows_the_text_these_tests_assert() {
+    let page =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/terminal.md")).unwrap();
+    let section = &page[page
+        .find("## Screen readers")
         .expect("a Screen readers section")..];
     assert!(
         section.contains(&format!("```\n{DATABASE_HEARD}\n```")),
-        "README's Screen readers example differs from DATABASE_HEARD"
+        "docs/terminal.md's Screen readers example differs from DATABASE_HEARD"
     );
 }

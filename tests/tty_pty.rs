@@ -5,6 +5,9 @@
 //! (`stty -g` before and after) and the cursor was shown again. The harness
 //! is tests/common/pty.rs.
 
+// Unix only: a pseudo-terminal through rexpect, Unix only; Windows' console is driven by tests/cross/tty_wine.py.
+#![cfg(unix)]
+
 mod common;
 
 use std::process::Command;

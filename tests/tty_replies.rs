@@ -2,10 +2,12 @@
 //! binary. Every reply form of the parser (DESIGN §7) and every INVALID_REPLY
 //! case, each checked through both commands.
 
+mod common;
+
 use assert_cmd::Command;
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_ask_user");
+use common::bin;
 
 const SINGLE: &str = r#"{"question":"Which database?","options":["PostgreSQL","SQLite","Redis"]}"#;
 const SINGLE_OTHER: &str =
@@ -32,7 +34,7 @@ fn both(input: &str, replies: &[&str]) -> (i32, Value) {
             args.push("--reply".into());
             args.push((*reply).into());
         }
-        let output = Command::new(BIN)
+        let output = Command::new(bin())
             .args(&args)
             .write_stdin(input)
             .timeout(std::time::Duration::from_secs(10))
@@ -256,7 +258,7 @@ fn the_wrong_number_of_replies_is_invalid() {
         "1 question needs a reply, one per question in order, but 2 were given; pass one --reply for each question"
     );
     // `answer` without any reply.
-    let output = Command::new(BIN)
+    let output = Command::new(bin())
         .arg("answer")
         .write_stdin(SINGLE)
         .output()
@@ -277,7 +279,7 @@ fn an_invalid_reply_names_its_question_among_several() {
 }
 
 fn prompt_document(input: &str) -> String {
-    let output = Command::new(BIN)
+    let output = Command::new(bin())
         .arg("prompt")
         .write_stdin(input)
         .output()
@@ -287,7 +289,7 @@ fn prompt_document(input: &str) -> String {
 }
 
 fn answer(stdin: &str, replies: &[&str]) -> (i32, Value) {
-    let mut command = Command::new(BIN);
+    let mut command = Command::new(bin());
     command.arg("answer");
     for reply in replies {
         command.arg("--reply").arg(reply);
@@ -365,7 +367,7 @@ fn input_errors_come_before_replies() {
 #[test]
 fn a_bad_timeout_is_a_usage_error() {
     for value in ["abc", "-1", "NaN"] {
-        Command::new(BIN)
+        Command::new(bin())
             .args(["ask", "--timeout", value, "--reply", "1"])
             .write_stdin(SINGLE)
             .assert()
@@ -402,7 +404,7 @@ fn replies_that_start_with_a_dash_are_replies() {
         "{error}"
     );
     for command in ["ask", "answer"] {
-        let output = Command::new(BIN)
+        let output = Command::new(bin())
             .args([command, "--reply=-5", "--reply", "-2"])
             .write_stdin(THREE)
             .output()
@@ -446,7 +448,7 @@ fn numbers_that_name_no_option_are_never_other_text() {
 fn both_with(input: &str, args: &[&str]) -> (i32, String, String) {
     let mut results = Vec::new();
     for command in ["ask", "answer"] {
-        let output = Command::new(BIN)
+        let output = Command::new(bin())
             .arg(command)
             .args(args)
             .write_stdin(input)

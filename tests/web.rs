@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use common::BIN;
+use common::bin;
 use common::browser::Browser;
 use common::clients::chromium;
 use common::page::{Page, connect, raw_request, read_response};
@@ -360,7 +360,7 @@ fn port_in_use_is_web_error() {
     let taken = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port().to_string();
     let output = output_with_stdin(
-        Command::new(BIN)
+        Command::new(bin())
             .args(["ask", "--ui", "web", "--port", &port, "-"])
             .stderr(Stdio::piped()),
         ONE_SELECT.as_bytes(),
@@ -377,7 +377,7 @@ fn port_in_use_is_web_error() {
 }
 
 fn bad_input_is_reported_before_any_page_is_served() {
-    let output = assert_cmd::Command::new(BIN)
+    let output = assert_cmd::Command::new(bin())
         .args(["ask", "--ui", "web"])
         .write_stdin("{\"question\":\"no options\"}")
         .output()
@@ -390,7 +390,7 @@ fn bad_input_is_reported_before_any_page_is_served() {
 
 fn timeout_must_be_a_non_negative_number_of_seconds() {
     for bad in ["-1", "soon", "NaN", ""] {
-        assert_cmd::Command::new(BIN)
+        assert_cmd::Command::new(bin())
             .args(["ask", "--ui", "web", "--timeout", bad])
             .write_stdin(ONE_SELECT)
             .assert()

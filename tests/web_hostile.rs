@@ -10,7 +10,7 @@ use std::net::TcpStream;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::BIN;
+use common::bin;
 use common::page::{Page, Response, connect, read_response};
 
 const ONE_SELECT: &str = r#"{"question":"Deploy where?",
@@ -295,7 +295,7 @@ fn page_with_few_descriptors(descriptors: usize) -> Page {
         rlim_cur: descriptors as libc::rlim_t,
         rlim_max: descriptors as libc::rlim_t,
     };
-    let mut command = Command::new(BIN);
+    let mut command = Command::new(bin());
     command.args(["ask", "--ui", "web", "-"]);
     // SAFETY: setrlimit is async-signal-safe; it only lowers this child's limit.
     unsafe {
@@ -351,11 +351,10 @@ fn cpu_ticks(page: &Page) -> u64 {
 /// its own, so that waiting for a line can time out).
 fn stderr_lines(page: &Page) -> std::sync::mpsc::Receiver<String> {
     use std::io::BufRead;
-    use std::os::fd::AsFd;
-    let pipe = page.stderr.get_ref().as_fd().try_clone_to_owned().unwrap();
+    let pipe = common::process::clone_stderr(page.stderr.get_ref());
     let (send, receive) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        for line in std::io::BufReader::new(std::fs::File::from(pipe)).lines() {
+        for line in std::io::BufReader::new(pipe).lines() {
             let Ok(line) = line else { return };
             if send.send(line).is_err() {
                 return;

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::BIN;
+use super::bin;
 use super::process::spawn_piped;
 
 /// The server as a child process, read line by line on a thread.
@@ -26,7 +26,7 @@ impl Raw {
     }
 
     pub fn start_with(args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Raw {
-        let mut command = Command::new(BIN);
+        let mut command = Command::new(bin());
         command.args(args).envs(env.iter().copied());
         Raw::spawn(command)
     }

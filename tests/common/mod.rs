@@ -7,18 +7,61 @@
 
 pub mod browser;
 pub mod clients;
+// Unix only: file modes (fresh_clone and the release tests, which are Unix-only).
+#[cfg(unix)]
 pub mod clone;
+// Unix only: the release artifacts are built and checked on Linux (tests/dist.rs).
+#[cfg(unix)]
 pub mod dist;
 pub mod harness;
 pub mod mcp_raw;
 pub mod page;
 pub mod process;
+// Unix only: pseudo-terminals through rexpect (a Unix-only dev-dependency).
+#[cfg(unix)]
 pub mod pty;
+
+use std::sync::LazyLock;
 
 use assert_cmd::Command;
 use serde_json::Value;
 
+/// The `ask_user` cargo built for the host. The tests that run the binary
+/// call [`bin`] instead; the release-artifact tests (tests/dist) check the
+/// host's own artifacts and keep this one.
 pub const BIN: &str = env!("CARGO_BIN_EXE_ask_user");
+
+/// The binary under test: `ASK_USER_TEST_BIN` when set (a path to an
+/// executable, made absolute against the test's working folder), else the
+/// host's [`BIN`]. `.ci/cross` points it at a foreign build, the aarch64
+/// binary (run through qemu-user by binfmt_misc) or a wrapper that runs
+/// `ask_user.exe` under wine, so that the same host-compiled tests drive it.
+pub fn bin() -> &'static str {
+    static PATH: LazyLock<String> = LazyLock::new(|| match std::env::var_os("ASK_USER_TEST_BIN") {
+        Some(path) if !path.is_empty() => {
+            let path = std::env::current_dir()
+                .expect("the working folder")
+                .join(path);
+            assert!(
+                path.is_file(),
+                "ASK_USER_TEST_BIN names no file: {}",
+                path.display()
+            );
+            path.into_os_string()
+                .into_string()
+                .expect("ASK_USER_TEST_BIN is UTF-8")
+        }
+        _ => BIN.to_string(),
+    });
+    &PATH
+}
+
+/// True when the tests drive a binary other than the host's own build
+/// (`ASK_USER_TEST_BIN` is set): a test that needs the host's binary itself
+/// (its file, copied or linked) says so.
+pub fn foreign_bin() -> bool {
+    bin() != BIN
+}
 
 pub struct Run {
     pub code: i32,
@@ -39,7 +82,7 @@ impl Run {
 }
 
 pub fn run_with(args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Run {
-    let mut cmd = Command::new(BIN);
+    let mut cmd = Command::new(bin());
     cmd.args(args).env_remove("TOOLBOX_ACTION");
     for (k, v) in env {
         cmd.env(k, v);

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::BIN;
+use super::bin;
 use super::process::{exit_with_one_line, port_is_closed, spawn_asking};
 
 /// A running `ask --ui web`: its URL, port and token, read from stderr.
@@ -26,7 +26,7 @@ impl Page {
     }
 
     pub fn start_with(input: &str, args: &[&str], env: &[(&str, &str)]) -> Page {
-        let mut command = Command::new(BIN);
+        let mut command = Command::new(bin());
         command
             .args(["ask", "--ui", "web", "-"])
             .args(args)

@@ -4,7 +4,6 @@
 
 use std::io::Write;
 use std::net::TcpStream;
-use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -84,7 +83,9 @@ pub fn spawn_asking(
 
 /// `command` run in a new session (setsid): no controlling terminal, even
 /// when `cargo test` has one.
+#[cfg(unix)]
 pub fn without_tty(command: &mut Command) -> &mut Command {
+    use std::os::unix::process::CommandExt;
     // SAFETY: setsid is async-signal-safe; it detaches the child from any terminal.
     unsafe {
         command.pre_exec(|| {
@@ -95,6 +96,25 @@ pub fn without_tty(command: &mut Command) -> &mut Command {
         });
     }
     command
+}
+
+/// `command` detached from any console (DETACHED_PROCESS): Windows' form of
+/// a child without a terminal.
+#[cfg(windows)]
+pub fn without_tty(command: &mut Command) -> &mut Command {
+    use std::os::windows::process::CommandExt;
+    const DETACHED_PROCESS: u32 = 0x0000_0008;
+    command.creation_flags(DETACHED_PROCESS)
+}
+
+/// A second handle on a child's stderr pipe, as a file: a thread can read it
+/// while the original stays where it is.
+pub fn clone_stderr(stderr: &std::process::ChildStderr) -> std::fs::File {
+    #[cfg(unix)]
+    let pipe = std::os::fd::AsFd::as_fd(stderr).try_clone_to_owned();
+    #[cfg(windows)]
+    let pipe = std::os::windows::io::AsHandle::as_handle(stderr).try_clone_to_owned();
+    std::fs::File::from(pipe.unwrap())
 }
 
 /// Polls `child` every `poll` until it exits; `None` once `limit` has passed.
@@ -135,7 +155,8 @@ pub fn exit_with_one_line(child: &mut Child, limit: Duration) -> (i32, String) {
 /// returned socket lives, and that no other socket can take meanwhile: the
 /// socket is bound to it without SO_REUSEADDR and never listens. (A dropped
 /// listener's port is free for any process to listen on, and in a loaded
-/// run one does.)
+/// run one does.) Unix only (libc sockets).
+#[cfg(unix)]
 pub fn refusing_port() -> (std::os::fd::OwnedFd, u16) {
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
     let size = std::mem::size_of::<libc::sockaddr_in>();

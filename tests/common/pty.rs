@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rexpect::session::PtySession;
 use serde_json::Value;
 
-use super::BIN;
+use super::bin;
 
 pub const SHOW_CURSOR: &str = "\x1b[?25h";
 
@@ -144,7 +144,7 @@ tty > "$out.tty"
 cat "$input" | "$bin" ask "$@" > "$out""#
         };
         let mut cmd = reporting_shell_sized(command, self.window);
-        cmd.arg(&input_path).arg(BIN).arg(&out).args(&self.args);
+        cmd.arg(&input_path).arg(bin()).arg(&out).args(&self.args);
         for (name, value) in &self.env {
             cmd.env(name, value);
         }
@@ -205,7 +205,7 @@ pub fn start_mcp_tty(mode: &str) -> (Run, PathBuf) {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/tty/mcp_driver.py"
     ))
-    .arg(BIN)
+    .arg(bin())
     .arg(&out)
     .arg(&marker)
     .arg(mode);
