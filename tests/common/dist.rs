@@ -105,12 +105,8 @@ fn build() -> Dist {
     // One build at a time: test processes run side by side under nextest,
     // and share the clone and these folders. Held until this process ends.
     let lock = std::fs::File::create(base.join("lock")).unwrap();
-    assert_eq!(
-        unsafe { libc::flock(std::os::fd::AsRawFd::as_raw_fd(&lock), libc::LOCK_EX) },
-        0,
-        "lock {}",
-        base.join("lock").display()
-    );
+    lock.lock()
+        .unwrap_or_else(|error| panic!("lock {}: {error}", base.join("lock").display()));
     std::mem::forget(lock);
     // tests/fresh_clone.rs's clone: one release build serves both.
     let clone = super::clone::target_dir().join("fresh-clone/ask_user");

@@ -156,7 +156,7 @@ pub fn sha256sums_lists_every_artifact_and_checks() {
         .iter()
         .map(|f| f.strip_prefix(&dist.out).unwrap().display().to_string())
         .filter(|n| {
-            [".tar.gz", ".tgz", ".whl", ".mcpb"]
+            [".tar.gz", ".zip", ".tgz", ".whl", ".mcpb"]
                 .iter()
                 .any(|s| n.ends_with(s))
         })

@@ -1275,8 +1275,9 @@ pub fn workflows_pin_actions_by_commit_and_build_the_platforms_installers_expect
             assert!(tag.starts_with('v'), "{line}");
         }
     }
-    // The release matrix: the four targets install.sh and the formula name,
-    // each on its own platform's runner.
+    // The release matrix: each target but x86_64 Linux on its own
+    // platform's runner (Windows with MSVC); x86_64 Linux is the dist job's
+    // own machine, where scripts/dist builds it and packs every target.
     let release = yaml(&root().join(".github/workflows/release.yml"));
     let matrix: Vec<(String, String)> = release["jobs"]["build"]["strategy"]["matrix"]["include"]
         .as_array()
@@ -1290,20 +1291,52 @@ pub fn workflows_pin_actions_by_commit_and_build_the_platforms_installers_expect
         })
         .collect();
     let mut targets: Vec<&str> = matrix.iter().map(|(target, _)| target.as_str()).collect();
+    targets.push("x86_64-unknown-linux-gnu");
     targets.sort();
     let mut expected = RELEASE_TARGETS.to_vec();
+    expected.push("x86_64-pc-windows-msvc");
     expected.sort();
     assert_eq!(targets, expected);
     for (target, runner) in &matrix {
         let native = match target.as_str() {
-            "x86_64-unknown-linux-gnu" => "ubuntu-24.04",
             "aarch64-unknown-linux-gnu" => "ubuntu-24.04-arm",
             "x86_64-apple-darwin" => "macos-15-intel",
             "aarch64-apple-darwin" => "macos-15",
+            "x86_64-pc-windows-msvc" => "windows-2022",
             other => panic!("{other}"),
         };
         assert_eq!(runner, native, "{target}");
     }
+    let build = release["jobs"]["build"]["steps"].as_array().unwrap();
+    let runs: Vec<&str> = build
+        .iter()
+        .filter_map(|step| step["run"].as_str())
+        .collect();
+    // Each runner tests natively, then builds its target with the script.
+    assert!(
+        runs.iter()
+            .any(|run| run.starts_with("cargo test --locked")),
+        "{runs:?}"
+    );
+    assert!(
+        runs.iter()
+            .any(|run| run.contains("scripts/build-release --target \"${{ matrix.target }}\"")),
+        "{runs:?}"
+    );
+    assert_eq!(release["jobs"]["dist"]["runs-on"], "ubuntu-24.04");
+    assert_eq!(release["jobs"]["dist"]["needs"], "build");
+    let dist_runs: Vec<&str> = release["jobs"]["dist"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|step| step["run"].as_str())
+        .collect();
+    assert!(
+        dist_runs
+            .iter()
+            .any(|run| run.contains("scripts/dist --out release --from from")),
+        "{dist_runs:?}"
+    );
     let install = std::fs::read_to_string(root().join("install.sh")).unwrap();
     let homebrew = std::fs::read_to_string(root().join("packaging/homebrew/build")).unwrap();
     for target in RELEASE_TARGETS {
