@@ -378,20 +378,6 @@ mod tests {
         (socket, port)
     }
 
-    /// The id of a process that has started and ended.
-    fn ended_process() -> u32 {
-        #[cfg(unix)]
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        #[cfg(windows)]
-        let mut child = std::process::Command::new("cmd")
-            .args(["/C", "exit"])
-            .spawn()
-            .unwrap();
-        let pid = child.id();
-        child.wait().unwrap();
-        pid
-    }
-
     #[test]
     fn a_bound_socket_that_never_listens_refuses_and_keeps_its_port() {
         let (_socket, port) = refusing_port();
@@ -532,7 +518,7 @@ mod tests {
         assert!(process_is_alive(std::process::id()));
         assert!(!process_is_alive(0));
         assert!(!process_is_alive(u32::MAX));
-        assert!(!process_is_alive(ended_process()));
+        assert!(!process_is_alive(crate::platform::process::ended_process()));
     }
 
     #[test]
@@ -567,7 +553,7 @@ mod tests {
         assert_eq!(lookup.discover(), Ok(found.clone()));
 
         // A process that has ended: stale, whatever listens on the port.
-        let dead = ended_process();
+        let dead = crate::platform::process::ended_process();
         dir.write_inbox_file(&file(dead)).unwrap();
         assert_eq!(
             lookup.discover(),

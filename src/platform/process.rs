@@ -136,23 +136,25 @@ mod imp {
     }
 }
 
+/// The id of a process that has started and ended (for the tests of what
+/// reads liveness).
+#[cfg(test)]
+pub(crate) fn ended_process() -> u32 {
+    #[cfg(unix)]
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    #[cfg(windows)]
+    let mut child = std::process::Command::new("cmd")
+        .args(["/C", "exit"])
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A process that has started and ended.
-    fn ended_process() -> u32 {
-        #[cfg(unix)]
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        #[cfg(windows)]
-        let mut child = std::process::Command::new("cmd")
-            .args(["/C", "exit"])
-            .spawn()
-            .unwrap();
-        let pid = child.id();
-        child.wait().unwrap();
-        pid
-    }
 
     #[test]
     fn this_process_is_alive_and_an_ended_one_is_not() {
