@@ -249,9 +249,19 @@ def main():
     check(code == 0 and answered(document, ["SQLite"]), f"'2' and Enter: SQLite ({out.strip()})")
 
     print("== plain mode: Ctrl-C cancels", flush=True)
-    run = Run(exe, DATABASE, ["--ui", "plain"])
-    run.expect("Enter.")
-    run.keys(CTRL_C, settle=2.0)
+    # Wine's console now and then drops a Ctrl-C byte from the pty (measured:
+    # 1 run in 4 on a loaded machine; the same loss as in the full form above).
+    # One more try in a new process tells that from Ctrl-C not being handled,
+    # which fails both.
+    for attempt, settle in enumerate((2.0, 4.0), start=1):
+        run = Run(exe, DATABASE, ["--ui", "plain"])
+        run.expect("Enter.")
+        run.keys(CTRL_C, settle=settle)
+        if run.child.poll() is not None:
+            break
+        if attempt == 1:
+            note("wine's console dropped the Ctrl-C byte; trying once more in a new process")
+            run.finish(within=1.0)
     if run.child.poll() is None:
         failures.append("plain mode: Ctrl-C did not end the question")
         print("FAIL Ctrl-C did not end the plain question", flush=True)
