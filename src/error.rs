@@ -90,7 +90,7 @@ pub enum AskError {
 }
 
 impl AskError {
-    /// Every code, in the documented order (README, schema).
+    /// Every code, in the documented order (docs/documents.md, schema).
     pub const CODES: [&'static str; 21] = [
         "INVALID_JSON",
         "INVALID_INPUT",

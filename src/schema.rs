@@ -4,13 +4,13 @@
 /// Which document a schema describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Schema {
-    /// A tool input, in every dialect of README's "Input dialects".
+    /// A tool input, in every dialect of docs/documents.md's "Input dialects".
     Input,
-    /// The prompt document that execute and prompt print (README: "Prompt document").
+    /// The prompt document that execute and prompt print (docs/documents.md: "Prompt document").
     Prompt,
-    /// The answer document that ask, answer and mcp print (README: "Answer document").
+    /// The answer document that ask, answer and mcp print (docs/documents.md: "Answer document").
     Answer,
-    /// The error document (README: "Error document and codes").
+    /// The error document (docs/documents.md: "Error document and codes").
     Error,
 }
 

@@ -303,7 +303,7 @@ impl Env {
 /// The user-level MCP config file of `host`. The same names under the
 /// same folders on every platform, but for the desktop apps' folder
 /// ([`Env::app_data`]); on Windows the home folder is `%USERPROFILE%`.
-/// Where each host documents its file (Windows included): the README's
+/// Where each host documents its file (Windows included): docs/hosts.md's
 /// table of hosts, which cites each host's documentation.
 pub fn config_path(host: Host, env: &Env) -> PathBuf {
     match host {
