@@ -634,6 +634,40 @@ mod tests {
         );
     }
 
+    #[test]
+    fn every_kinds_keys_fit_on_one_row_at_80_columns() {
+        // The widest list: 20 options (digits "1-9"), Other, and a note key.
+        let options: Vec<String> = (1..=20).map(|i| format!("\"option {i}\"")).collect();
+        let options = options.join(",");
+        for input in [
+            format!(r#"{{"question":"x","options":[{options}],"allow_other":true}}"#),
+            format!(
+                r#"{{"question":"x","options":[{options}],"multi_select":true,"allow_other":true}}"#
+            ),
+            r#"{"question":"x","type":"confirm"}"#.to_string(),
+            r#"{"question":"x","type":"text"}"#.to_string(),
+        ] {
+            let p = prompt(&input);
+            let widget = Widget::new(&p.questions[0]);
+            let shown = Shown {
+                prompt: &p,
+                index: 0,
+                trail: &[],
+                note: &NoteLine::default(),
+                paint: Paint { color: false },
+            };
+            let lines: Vec<String> = frame(&shown, &widget, 80, 40)
+                .iter()
+                .map(|l| unstyled(l))
+                .collect();
+            let last = lines.last().unwrap();
+            assert!(
+                last.contains("Enter") && last.ends_with("Esc cancel"),
+                "{input}: {lines:#?}"
+            );
+        }
+    }
+
     fn texts(lines: &[Line]) -> Vec<String> {
         lines
             .iter()

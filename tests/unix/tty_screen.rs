@@ -369,7 +369,7 @@ fn in_tmux_a_narrowed_window_shows_the_new_frame_and_nothing_else() {
     let frame = &reference[start..];
 
     let wide = Tmux::start(&command, (80, 24));
-    wide.rows_once("  ↑/↓ move · 1-3 go to · Home/End first/last · Enter choose · Ctrl-N note");
+    wide.rows_once("  ↑/↓ move · 1-3 go to · Enter choose · Ctrl-N note · Esc cancel");
     wide.run(&["resize-window", "-x", "40", "-y", "24"]);
     let rows = wide.rows_once("  Ctrl-N note · Esc cancel");
     let shown = filled(&rows);
