@@ -26,7 +26,7 @@ const DATABASE_HEARD: &str = "Which database?
 2. SQLite
    embedded, single file
 3. Redis
-Type a number from 1 to 3 or an option's name, then press Enter. Enter alone chooses PostgreSQL.
+Type a number from 1 to 3 or an option's name, then press Enter. Enter alone chooses PostgreSQL. A line /note TEXT adds a note to the answer.
 Answer: ";
 
 fn plain(input: &str) -> Run {

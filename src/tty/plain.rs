@@ -291,9 +291,15 @@ pub fn question_text(prompt: &Prompt, index: usize) -> String {
         }
     }
     text.push_str(&instruction(question));
+    // The full UI lists its note key; a typed line is the only key here.
+    text.push(' ');
+    text.push_str(NOTE_HINT);
     text.push('\n');
     text
 }
+
+/// How to add a note in plain mode, after each question's instruction.
+pub const NOTE_HINT: &str = "A line /note TEXT adds a note to the answer.";
 
 /// Each line of `body`, cleaned for the terminal, after `indent`.
 fn push_lines(text: &mut String, indent: &str, body: &str) {
@@ -452,7 +458,7 @@ mod tests {
              2. SQLite\n   embedded,\n   single file\n\
              3. Redis\n\
              Type a number from 1 to 3 or an option's name, then press Enter. \
-             Enter alone chooses PostgreSQL.\n"
+             Enter alone chooses PostgreSQL. A line /note TEXT adds a note to the answer.\n"
         );
     }
 
@@ -467,11 +473,13 @@ mod tests {
         assert_eq!(
             question_text(&p, 0),
             "Question 1 of 2: Name\nName?\n\
-             Type your answer on one line, then press Enter. Enter alone keeps the default: demo.\n"
+             Type your answer on one line, then press Enter. Enter alone keeps the default: demo. \
+             A line /note TEXT adds a note to the answer.\n"
         );
         assert_eq!(
             question_text(&p, 1),
-            "Question 2 of 2\nGo?\nreally\nType yes or no, then press Enter.\n"
+            "Question 2 of 2\nGo?\nreally\nType yes or no, then press Enter. \
+             A line /note TEXT adds a note to the answer.\n"
         );
         let single = prompt(
             r#"{"context":"once","questions":[{"question":"Go?","header":"Go","type":"confirm"}]}"#,
