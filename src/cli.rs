@@ -38,6 +38,7 @@ pub struct Cli {
 #[derive(Subcommand)]
 pub enum Command {
     /// Print the prompt document for a tool input (what TOOLBOX_ACTION=execute prints).
+    #[command(display_order = 5)]
     Prompt {
         /// The tool input: a JSON file, or - (the default) for stdin.
         file: Option<PathBuf>,
@@ -55,6 +56,7 @@ pub enum Command {
         Exit codes: 0 answered, 1 error (NO_TTY without a terminal), 2 usage error,\n\
         124 timed out, 130 cancelled."
     )]
+    #[command(display_order = 2)]
     Ask(AskArgs),
     /// Check a person's relayed reply against a tool input or a prompt document.
     #[command(
@@ -67,6 +69,7 @@ pub enum Command {
         Exit codes: 0 answered, 1 error (INVALID_REPLY, or the input's own error document),\n\
         2 usage error."
     )]
+    #[command(display_order = 6)]
     Answer {
         /// The person's reply: one per question, in order. A reply is data, even when it
         /// starts with "-" (--reply "-1", --reply "- use Redis").
@@ -90,6 +93,7 @@ pub enum Command {
             that ask_user printed; each is validated by the same code the other faces use.",
         after_help = "Exit codes: 0 every file valid, 1 any file invalid or unreadable, 2 usage error."
     )]
+    #[command(display_order = 7)]
     Check {
         /// Files and folders to check; - reads stdin.
         #[arg(required = true)]
@@ -103,12 +107,14 @@ pub enum Command {
         quiet: bool,
     },
     /// Print a JSON Schema (2020-12) for tool inputs or for a document ask_user prints.
+    #[command(display_order = 8)]
     Schema {
         /// Which schema to print.
         #[arg(value_enum)]
         name: Schema,
     },
     /// Print the tool description for a host.
+    #[command(display_order = 9)]
     Describe {
         /// Which host's tool format to print.
         #[arg(long, value_enum, default_value = "amp")]
@@ -118,6 +124,7 @@ pub enum Command {
         tool_name: String,
     },
     /// Serve MCP over stdio: one tool, ask_user, asked through the client's forms.
+    #[command(display_order = 3)]
     Mcp {
         /// What to do when the client cannot show a form.
         #[arg(long, value_enum, default_value = "prompt")]
@@ -141,6 +148,7 @@ pub enum Command {
         tool_name: String,
     },
     /// Print this help, or the help of a command.
+    #[command(display_order = 11)]
     Help {
         /// The command whose help to print.
         command: Option<String>,
@@ -158,6 +166,7 @@ pub enum Command {
             stdout: one JSON line per host (--dry-run: a unified diff per file); stderr: one line per host for people.\n\
             Exit codes: 0 done, 1 any host failed (its error document on stdout), 2 usage error, 130 cancelled."
     )]
+    #[command(display_order = 1)]
     Setup(SetupArgs),
     /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
     #[command(
@@ -169,6 +178,7 @@ pub enum Command {
         powershell: ask_user completions powershell | Out-String | Invoke-Expression\n\
         Exit codes: 0 printed, 2 usage error."
     )]
+    #[command(display_order = 10)]
     Completions {
         /// The shell to complete for.
         #[arg(value_enum)]
@@ -190,6 +200,7 @@ pub enum Command {
         ASK_USER_TOKEN. Ctrl-C or SIGTERM stops it (exit 0); pending questions stay in its store.\n\
         Exit codes: 0 stopped or done, 1 error (error document on stdout), 2 usage error."
     )]
+    #[command(display_order = 4)]
     Inbox(InboxArgs),
 }
 
@@ -237,7 +248,7 @@ pub struct InboxArgs {
     pub asker_grace: Duration,
     /// How long a question is kept after its asker gave up (its timeout, a host's
     /// tool timeout, a kill), for an answer to be collected with {"resume": ID};
-    /// also how long an outcome can be resumed. Seconds, or with a unit: 90s, 30m, 24h.
+    /// also how long an outcome can be resumed. Seconds, or with a unit: 90s, 30m, 24h, 7d.
     #[arg(long, value_name = "TIME", default_value = "24h", value_parser = parse_retention)]
     pub retention: Duration,
 }

@@ -61,3 +61,42 @@ fn each_help_names_its_exit_codes() {
         "{schema}"
     );
 }
+
+#[test]
+fn commands_are_listed_in_the_order_people_meet_them() {
+    let top = run_with(&["--help"], &[], b"").stdout;
+    let listed: Vec<&str> = top
+        .split("Commands:\n")
+        .nth(1)
+        .expect("a Commands section")
+        .lines()
+        .take_while(|line| !line.is_empty())
+        .filter_map(|line| line.split_whitespace().next())
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "setup",
+            "ask",
+            "mcp",
+            "inbox",
+            "prompt",
+            "answer",
+            "check",
+            "schema",
+            "describe",
+            "completions",
+            "help"
+        ],
+        "{top}"
+    );
+}
+
+#[test]
+fn inbox_retention_help_names_every_unit_it_takes() {
+    let inbox = run_with(&["inbox", "--help"], &[], b"").stdout;
+    assert!(
+        inbox.contains("Seconds, or with a unit: 90s, 30m, 24h, 7d"),
+        "{inbox}"
+    );
+}
