@@ -2035,6 +2035,28 @@ fn the_page_notifies_after_permission_with_a_tone_and_the_count_in_its_title() {
     inbox.stop();
 }
 
+/// An asker leaves (SIGTERM: a host ending the call) while the page shows
+/// its card: the card then says until when the question is kept, not only
+/// that the asker is away (tests/web/drive.mjs "inbox-away").
+fn a_card_whose_asker_leaves_says_how_long_it_is_kept() {
+    const SCENARIO: &str = "inbox-away";
+    let chromium = chromium(&["playwright-core"]);
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let asker = Asker::ask(dir.path(), DATABASE, &[]);
+    let mut browser = browser_on(&chromium, SCENARIO, &inbox);
+    assert_eq!(browser.said_line(), "shown");
+    signal(asker.child.id(), "TERM");
+    let id = asker.id.clone();
+    let (code, document) = asker.finish();
+    assert_eq!(code, 130);
+    assert_kept(&document, &unanswered(&id, true, None), "24 h");
+    go_on(SCENARIO);
+    let said = browser.wait().assert_passed(SCENARIO);
+    eprint!("{said}");
+    inbox.stop();
+}
+
 /// The page's event stream drops twice: the inbox restarts on its port and
 /// state folder, while the browser is held offline so that the page cannot
 /// reconnect before the test lets it. Two questions are asked during the
@@ -2076,6 +2098,7 @@ fn questions_asked_while_the_page_reconnects_are_announced_once_each() {
 }
 
 common::harness::main!(
+    a_card_whose_asker_leaves_says_how_long_it_is_kept,
     inbox_answer_and_inbox_cancel_from_another_process_give_0_and_130,
     every_error_of_the_verbs_has_its_code_message_and_exit_code,
     askers_without_an_inbox_say_no_inbox_or_fall_back,

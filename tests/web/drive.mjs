@@ -173,6 +173,21 @@ const scenarios = {
     if (end !== "heading") fail(`after the last card, focus is on ${end}, not the heading`);
   },
 
+  // An asker leaves while its card is on the page (tests/inbox.rs): the card
+  // says for how long the inbox keeps the question, as it does for a
+  // question whose asker was already gone when the page opened.
+  async "inbox-away"(page) {
+    await waitForCards(page, 1);
+    const away = page.locator("article.card .away");
+    if (!(await away.isHidden())) fail("the asker is marked gone while it waits");
+    await handshake("shown");
+    await away.waitFor({ state: "visible", timeout: 30000 });
+    await page.waitForFunction(
+      () => document.querySelector("article.card .away").textContent.startsWith("asker gone: kept until"),
+      null, { timeout: 10000 },
+    ).catch(async () => fail(`the gone mark says ${JSON.stringify(await away.textContent())}`));
+  },
+
   // Collect later (tests/inbox.rs): two questions whose askers timed out.
   // The first ("Which database?") is answered, the second dismissed; then
   // History shows both and its search narrows them down as one types.
