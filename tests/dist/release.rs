@@ -837,6 +837,30 @@ pub fn binstall_metadata_expands_to_the_release_archive_and_its_binary() {
         listing.lines().any(|line| line == bin_dir),
         "{bin_dir} in\n{listing}"
     );
+    // Windows archives are .zip (scripts/dist), with ask_user.exe inside.
+    for target in ["x86_64-pc-windows-msvc", "x86_64-pc-windows-gnu"] {
+        let windows = &binstall["overrides"][target];
+        assert_eq!(windows["pkg-fmt"], "zip", "{target}: {binstall}");
+        let values = [
+            ("repo", repo),
+            ("name", "ask_user"),
+            ("version", dist.version.as_str()),
+            ("target", target),
+            ("bin", "ask_user"),
+            ("binary-ext", ".exe"),
+        ];
+        let url = binstall_expand(windows["pkg-url"].as_str().unwrap(), &values);
+        assert_eq!(
+            url,
+            release_url(&dist.version, target).replace(".tar.gz", ".zip"),
+            "{target}"
+        );
+        let bin_dir = binstall_expand(binstall["bin-dir"].as_str().unwrap(), &values);
+        assert_eq!(
+            bin_dir,
+            format!("ask_user-{}-{target}/ask_user.exe", dist.version)
+        );
+    }
 }
 
 fn git(dir: &Path, args: &[&str]) {
