@@ -379,3 +379,26 @@ fn the_matcher_reads_wildcards_as_documented() {
     assert!(!lines_match(&lines(&["a"]), &["a", "b"]));
     assert!(!lines_match(&lines(&["a", "...", "e"]), &["a", "b"]));
 }
+
+/// The README's picture of the terminal face is the recording
+/// scripts/screenshots makes (docs/terminal.cast rendered by svg-term-cli):
+/// an animated SVG under 2 MB, whose frames come from the real binary.
+#[test]
+fn the_readme_shows_the_terminal_recording() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(readme.contains("](docs/terminal.svg)"), "README.md");
+    let svg = std::fs::read_to_string(root.join("docs/terminal.svg")).unwrap();
+    assert!(svg.len() < 2 * 1024 * 1024, "{} bytes", svg.len());
+    assert!(
+        svg.starts_with("<svg") && svg.contains("@keyframes"),
+        "an animated SVG"
+    );
+    // What the recording shows: the form, then the answer document.
+    for shown in ["database?", "SQLite", "choose", "questionId"] {
+        assert!(svg.contains(shown), "{shown} in docs/terminal.svg");
+    }
+    let cast = std::fs::read_to_string(root.join("docs/terminal.cast")).unwrap();
+    let header: serde_json::Value = serde_json::from_str(cast.lines().next().unwrap()).unwrap();
+    assert_eq!((header["width"].as_u64(), header["height"].as_u64()), (Some(80), Some(24)));
+}

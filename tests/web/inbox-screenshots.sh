@@ -18,7 +18,7 @@ trap cleanup EXIT
 
 "$bin" inbox --port 0 2>"$tmp/inbox.err" &
 pids+=($!)
-until grep -q "http://" "$tmp/inbox.err"; do sleep 0.05; done
+until grep -q "http://" "$tmp/inbox.err" 2>/dev/null; do sleep 0.05; done
 
 (cd "$root/tests/web" && node drive.mjs inbox-screenshot "$tmp/url" "$root/docs/inbox-{scheme}.png") &
 driver=$!
