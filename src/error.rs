@@ -85,13 +85,17 @@ pub enum AskError {
     UnknownQuestion(Detail),
     #[error("{0}")]
     AlreadyAnswered(Detail),
+    /// The inbox and this ask_user do not understand each other's requests:
+    /// they are different versions.
+    #[error("{0}")]
+    VersionMismatch(Detail),
     #[error("{0}")]
     InternalError(Detail),
 }
 
 impl AskError {
     /// Every code, in the documented order (docs/documents.md, schema).
-    pub const CODES: [&'static str; 21] = [
+    pub const CODES: [&'static str; 22] = [
         "INVALID_JSON",
         "INVALID_INPUT",
         "INPUT_TOO_LARGE",
@@ -112,6 +116,7 @@ impl AskError {
         "NO_INBOX",
         "UNKNOWN_QUESTION",
         "ALREADY_ANSWERED",
+        "VERSION_MISMATCH",
         "INTERNAL_ERROR",
     ];
 
@@ -137,6 +142,7 @@ impl AskError {
             AskError::NoInbox(_) => "NO_INBOX",
             AskError::UnknownQuestion(_) => "UNKNOWN_QUESTION",
             AskError::AlreadyAnswered(_) => "ALREADY_ANSWERED",
+            AskError::VersionMismatch(_) => "VERSION_MISMATCH",
             AskError::InternalError(_) => "INTERNAL_ERROR",
         }
     }
@@ -165,6 +171,7 @@ impl AskError {
             "NO_INBOX" => AskError::NoInbox,
             "UNKNOWN_QUESTION" => AskError::UnknownQuestion,
             "ALREADY_ANSWERED" => AskError::AlreadyAnswered,
+            "VERSION_MISMATCH" => AskError::VersionMismatch,
             "INTERNAL_ERROR" => AskError::InternalError,
             _ => return None,
         };
@@ -193,6 +200,7 @@ impl AskError {
             | AskError::NoInbox(d)
             | AskError::UnknownQuestion(d)
             | AskError::AlreadyAnswered(d)
+            | AskError::VersionMismatch(d)
             | AskError::InternalError(d) => d,
         }
     }

@@ -860,3 +860,37 @@ fn a_body_that_is_not_an_object_is_refused_and_changes_nothing() {
         .unwrap();
     assert_eq!(status, 200);
 }
+
+/// An asker of another version sends what this inbox does not take (here a
+/// field it does not know): INVALID_JSON from the inbox, whose message names
+/// its own version (the asker's side turns it into VERSION_MISMATCH, naming
+/// its version too: src/inbox/client.rs).
+#[test]
+fn a_request_from_another_version_is_refused_naming_the_inbox_version() {
+    let mut fixture = Fixture::new(InProcess::new());
+    let input = serde_json::from_str::<Value>(CANARY).unwrap();
+    let ask = json!({"key": "newer", "input": input, "shape": "of a later version"});
+    let (status, json, response) = fixture
+        .target
+        .post("/api/ask", ask.to_string().as_bytes())
+        .unwrap();
+    let text = String::from_utf8_lossy(&response);
+    assert!(json && status == 400, "{status} {text}");
+    let document: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(document["error"]["code"], "INVALID_JSON", "{text}");
+    assert_eq!(
+        document["error"]["message"],
+        format!(
+            "this inbox, ask_user {}, does not take that request",
+            env!("CARGO_PKG_VERSION")
+        ),
+        "{text}"
+    );
+    assert!(
+        document["error"]["parseError"]
+            .as_str()
+            .unwrap()
+            .contains("unknown field `shape`"),
+        "{text}"
+    );
+}

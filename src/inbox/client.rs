@@ -187,11 +187,31 @@ async fn read_json<T: DeserializeOwned>(response: http::Response<Incoming>) -> R
         return Err(refused(response).await);
     }
     let bytes = read_whole(response.into_body()).await?;
-    serde_json::from_slice(&bytes).map_err(|e| {
-        Failure::Refused(AskError::InternalError(Detail::new(format!(
-            "the inbox answered something this ask_user cannot read ({e}); run the same version as the inbox"
-        ))))
-    })
+    serde_json::from_slice(&bytes).map_err(|e| Failure::Refused(unreadable_answer(&e.to_string())))
+}
+
+/// What to do about a version mismatch, said after each of its errors.
+const SAME_VERSION: &str = "run the same version on both sides: restart the inbox with this ask_user (`ask_user inbox`), or ask with the inbox's own ask_user";
+
+/// The inbox took no request this ask_user built (every body is built by
+/// serde, so its INVALID_JSON means another version): VERSION_MISMATCH,
+/// naming this version; the inbox's own message names its version.
+fn not_understood(inbox_said: &str) -> AskError {
+    AskError::VersionMismatch(Detail::new(format!(
+        "the inbox did not understand a request from this ask_user {} ({inbox_said}); {SAME_VERSION}",
+        env!("CARGO_PKG_VERSION")
+    )))
+}
+
+/// A successful answer this ask_user cannot read: another version.
+fn unreadable_answer(parse_error: &str) -> AskError {
+    AskError::VersionMismatch(
+        Detail::new(format!(
+            "the inbox answered something this ask_user {} cannot read: it is another version; {SAME_VERSION}",
+            env!("CARGO_PKG_VERSION")
+        ))
+        .with_parse_error(parse_error.to_string()),
+    )
 }
 
 /// The error an unsuccessful response stands for: the error document the
@@ -209,7 +229,10 @@ async fn refused(response: http::Response<Incoming>) -> Failure {
             parse_error: document.error.parse_error.map(|p| p.into_owned()),
         };
         if let Some(err) = AskError::from_code(&document.error.code, detail) {
-            return Failure::Refused(err);
+            return Failure::Refused(match err {
+                AskError::InvalidJson(said) => not_understood(&said.message),
+                err => err,
+            });
         }
     }
     let text = String::from_utf8_lossy(&bytes).trim().to_string();
@@ -268,5 +291,92 @@ impl http_body::Body for Whole {
 
     fn size_hint(&self) -> http_body::SizeHint {
         http_body::SizeHint::with_exact(self.0.as_ref().map_or(0, |b| b.len() as u64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    /// A stand-in for an inbox of another version: it answers one request
+    /// with `response` (raw HTTP), whatever was asked.
+    fn other_version(response: &'static str) -> Endpoint {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut head = [0u8; 4096];
+            let _ = stream.read(&mut head);
+            stream.write_all(response.as_bytes()).unwrap();
+        });
+        Endpoint {
+            base: format!("http://127.0.0.1:{port}"),
+            authority: format!("127.0.0.1:{port}"),
+            token: "0".repeat(32),
+        }
+    }
+
+    fn post(endpoint: Endpoint) -> AskError {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let client = Client::new(endpoint);
+        match runtime.block_on(client.post::<_, super::super::hub::Asked>("/api/ask", &"x")) {
+            Err(Failure::Refused(err)) => err,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_inbox_that_does_not_take_our_request_is_a_version_mismatch() {
+        let body = r#"{"tool":"ask_user","version":1,"status":"error","error":{"code":"INVALID_JSON","message":"this inbox, ask_user 0.0.9, does not take that request","parseError":"unknown field `face`"}}"#;
+        let response = Box::leak(
+            format!(
+                "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .into_boxed_str(),
+        );
+        let err = post(other_version(response));
+        assert_eq!(err.code(), "VERSION_MISMATCH");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "the inbox did not understand a request from this ask_user {} (this inbox, ask_user 0.0.9, does not take that request); {SAME_VERSION}",
+                env!("CARGO_PKG_VERSION")
+            )
+        );
+    }
+
+    #[test]
+    fn an_answer_we_cannot_read_is_a_version_mismatch() {
+        let err = post(other_version(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n[]",
+        ));
+        assert_eq!(err.code(), "VERSION_MISMATCH");
+        let document = serde_json::to_value(err.document()).unwrap();
+        assert!(
+            document["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("the inbox answered something this ask_user "),
+            "{document}"
+        );
+        assert!(document["error"]["parseError"].is_string(), "{document}");
+    }
+
+    #[test]
+    fn other_errors_of_the_inbox_keep_their_code() {
+        let body = r#"{"tool":"ask_user","version":1,"status":"error","error":{"code":"UNKNOWN_QUESTION","message":"no such question"}}"#;
+        let response = Box::leak(
+            format!(
+                "HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .into_boxed_str(),
+        );
+        assert_eq!(post(other_version(response)).code(), "UNKNOWN_QUESTION");
     }
 }

@@ -384,7 +384,11 @@ impl Inbox {
         });
         parsed.map_err(|e| {
             self.error_reply(&AskError::InvalidJson(
-                Detail::new("the request is not what this inbox route takes; use the same ask_user version as the inbox")
+                Detail::new(concat!(
+                    "this inbox, ask_user ",
+                    env!("CARGO_PKG_VERSION"),
+                    ", does not take that request"
+                ))
                     .with_parse_error(e.to_string()),
             ))
         })
