@@ -513,7 +513,7 @@ impl<'q> Select<'q> {
             ],
             (true, false) => vec![
                 Hint::new("↑/↓", "move"),
-                Hint::new(&format!("Space/{digits}"), "toggle"),
+                Hint::new(format!("Space/{digits}"), "toggle"),
                 Hint::new("Enter", "confirm"),
             ],
         };
