@@ -22,6 +22,11 @@ pub struct AnswerDocument {
     pub cancelled: bool,
     #[serde(rename = "timedOut")]
     pub timed_out: bool,
+    /// The call's wait (`mcp --wait`) ended before the person answered, and
+    /// the question can still be answered: collect it with `{"resume": id}`
+    /// (`inboxId`, `hint`). Never an answer; omitted when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
     /// Why a form was cancelled, when the host told us (MCP: "declined").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -109,6 +114,8 @@ pub enum Unanswered {
     Cancelled,
     Declined,
     TimedOut,
+    /// Not answered yet, still answerable: the call's wait ended first.
+    Pending,
 }
 
 impl AnswerDocument {
@@ -123,6 +130,10 @@ impl AnswerDocument {
                 Self::envelope(false, true, false, Some("declined".into()), Vec::new())
             }
             Unanswered::TimedOut => Self::envelope(false, false, true, None, Vec::new()),
+            Unanswered::Pending => AnswerDocument {
+                pending: true,
+                ..Self::envelope(false, false, false, None, Vec::new())
+            },
         }
     }
 
@@ -140,11 +151,20 @@ impl AnswerDocument {
             answered,
             cancelled,
             timed_out,
+            pending: false,
             reason,
             inbox_id: None,
             hint: None,
             answers,
         }
+    }
+
+    /// A pending document (see [`AnswerDocument::pending`]): question `id`
+    /// is still open, and `hint` tells the model how to collect it.
+    pub fn pending(id: impl Into<String>, hint: String) -> Self {
+        let mut document = Self::unanswered(Unanswered::Pending).with_inbox_id(id);
+        document.hint = Some(hint);
+        document
     }
 
     /// The same document, for a question asked through the inbox.
@@ -413,8 +433,24 @@ fn parse_multi(question: &Question, reply: &str) -> Option<Choice> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
     use crate::input::first_question as question;
+
+    #[test]
+    fn a_pending_document_says_so_after_timed_out_and_never_answers() {
+        let document = AnswerDocument::pending("7hq2k9mc", "call again".into());
+        assert_eq!(
+            crate::document_line(&document),
+            r#"{"tool":"ask_user","version":1,"status":"ok","answered":false,"cancelled":false,"timedOut":false,"pending":true,"inboxId":"7hq2k9mc","hint":"call again","answers":[]}"#
+        );
+        // Omitted when false, and read back.
+        let timed_out = AnswerDocument::unanswered(Unanswered::TimedOut);
+        assert!(!crate::document_line(&timed_out).contains("pending"));
+        let line = crate::document_line(&document);
+        assert_eq!(
+            serde_json::from_str::<AnswerDocument>(&line).unwrap(),
+            document
+        );
+    }
 
     fn prompt(json: &str) -> Prompt {
         crate::input::parse(json.as_bytes()).unwrap()

@@ -136,6 +136,11 @@ pub enum Command {
         /// 0: no limit of the server's own, as long as the client keeps the call).
         #[arg(long, value_name = "SECONDS", default_value = "300", value_parser = parse_wait)]
         timeout: Duration,
+        /// Seconds one call waits on the answer page or in the inbox before it returns a pending
+        /// document (not an answer; the question stays answerable, and {"resume": ID} collects
+        /// it). Set it below the host's own tool-call timeout. Default: wait for the outcome.
+        #[arg(long, value_name = "SECONDS", value_parser = parse_call_wait)]
+        wait: Option<Duration>,
         /// Port for the answer page of --fallback web (default: a free one).
         #[arg(long, value_name = "N")]
         port: Option<u16>,
@@ -196,8 +201,10 @@ pub enum Command {
     #[command(
         args_conflicts_with_subcommands = true,
         after_help = "Askers find the inbox through inbox.json in the state folder ($ASK_USER_STATE_DIR,\n\
-        else $XDG_STATE_HOME/ask_user, else ~/.local/state/ask_user), or ASK_USER_INBOX and\n\
-        ASK_USER_TOKEN. Ctrl-C or SIGTERM stops it (exit 0); pending questions stay in its store.\n\
+        else $XDG_STATE_HOME/ask_user, else ~/.local/state/ask_user; on Windows\n\
+        %LOCALAPPDATA%\\ask_user), or ASK_USER_INBOX and ASK_USER_TOKEN. Ctrl-C or SIGTERM\n\
+        (on Windows Ctrl-C, Ctrl-Break or closing the console) stops it (exit 0); pending\n\
+        questions stay in its store.\n\
         Exit codes: 0 stopped or done, 1 error (error document on stdout), 2 usage error."
     )]
     #[command(display_order = 4)]
@@ -466,6 +473,17 @@ pub fn parse_wait(text: &str) -> Result<Duration, String> {
     if wait > Duration::from_secs(86_400) {
         return Err(format!(
             "{text:?} is out of range: give at most 86400 seconds, or 0 for no limit"
+        ));
+    }
+    Ok(wait)
+}
+
+/// `mcp --wait`: more than zero, at most a day.
+pub fn parse_call_wait(text: &str) -> Result<Duration, String> {
+    let wait = parse_seconds(text)?;
+    if wait.is_zero() || wait > Duration::from_secs(86_400) {
+        return Err(format!(
+            "{text:?} is out of range: give more than 0 and at most 86400 seconds (leave --wait out to wait for the outcome)"
         ));
     }
     Ok(wait)

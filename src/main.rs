@@ -95,6 +95,7 @@ fn command_line() -> i32 {
             fallback,
             no_elicitation,
             timeout,
+            wait,
             port,
             open,
             tool_name,
@@ -104,6 +105,7 @@ fn command_line() -> i32 {
             elicitation: !no_elicitation,
             // 0: no limit of the server's own, as `ask --timeout 0`.
             default_timeout: (!timeout.is_zero()).then_some(timeout),
+            wait,
             port,
             open_browser: open,
         }),

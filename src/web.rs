@@ -60,6 +60,8 @@ pub struct WebOptions {
 pub enum Ending {
     Answered,
     Cancelled,
+    /// The person declined on a page that offers it ([`WebSession::with_decline`]).
+    Declined,
     TimedOut,
 }
 
@@ -73,6 +75,7 @@ impl WebOutcome {
     fn unanswered(ending: Ending) -> Self {
         let how = match ending {
             Ending::TimedOut => Unanswered::TimedOut,
+            Ending::Declined => Unanswered::Declined,
             _ => Unanswered::Cancelled,
         };
         WebOutcome {
@@ -127,6 +130,7 @@ impl WebSession {
                 .map(|q| PromptItem::new(q, true))
                 .collect(),
             deadline: options.timeout.map(|t| Instant::now() + t),
+            decline: false,
             outcome,
         };
         Ok(WebSession {
@@ -138,6 +142,16 @@ impl WebSession {
 
     pub fn port(&self) -> u16 {
         self.server.port()
+    }
+
+    /// Offers Decline beside Submit and Cancel (`POST /decline`): for a page
+    /// an MCP client sent the person to (URL-mode elicitation), where
+    /// declining is an answer of its own.
+    pub fn with_decline(mut self) -> Self {
+        if let Some(page) = Arc::get_mut(&mut self.page) {
+            page.decline = true;
+        }
+        self
     }
 
     /// The page's address, token included.
@@ -177,6 +191,8 @@ struct AnswerPage {
     prompt: Prompt,
     view: Vec<PromptItem>,
     deadline: Option<Instant>,
+    /// Whether the page offers Decline (see [`WebSession::with_decline`]).
+    decline: bool,
     /// The first outcome wins; it is set once and never replaced.
     outcome: watch::Sender<Option<WebOutcome>>,
 }
@@ -189,10 +205,16 @@ impl App for AnswerPage {
                 Ok(nonce) => Reply::page(PAGE.replace(NONCE_SLOT, &nonce), &nonce),
                 Err(_) => Reply::text(500, "no randomness"),
             },
-            (Method::GET, "/form") => Reply::json(200, &self.form_view()),
+            // The token is single-use: once the form has ended it shows the
+            // question no more (nor takes anything, see `post`).
+            (Method::GET, "/form") => self
+                .closed()
+                .unwrap_or_else(|| Reply::json(200, &self.form_view())),
             (Method::POST, "/answer") => self.post(request, Post::Answer).await,
             (Method::POST, "/cancel") => self.post(request, Post::Cancel).await,
+            (Method::POST, "/decline") if self.decline => self.post(request, Post::Decline).await,
             (_, "/" | "/form" | "/answer" | "/cancel") => Reply::text(405, "method not allowed"),
+            (_, "/decline") if self.decline => Reply::text(405, "method not allowed"),
             _ => Reply::text(404, "not found"),
         }
     }
@@ -208,6 +230,7 @@ impl AnswerPage {
                 u64::try_from(left).unwrap_or(u64::MAX)
             }),
             questions: &self.view,
+            decline: self.decline,
         }
     }
 
@@ -223,6 +246,7 @@ impl AnswerPage {
         }
         let outcome = match what {
             Post::Cancel => WebOutcome::unanswered(Ending::Cancelled),
+            Post::Decline => WebOutcome::unanswered(Ending::Declined),
             Post::Answer => {
                 let submission: Submission = match serde_json::from_slice(&body) {
                     Ok(submission) => submission,
@@ -318,6 +342,7 @@ async fn interrupted(flag: Option<Arc<AtomicBool>>) {
 enum Post {
     Answer,
     Cancel,
+    Decline,
 }
 
 /// What `GET /form` returns: the questions as the prompt document shows them.
@@ -331,6 +356,9 @@ struct FormView<'a> {
     #[serde(rename = "remainingMs", skip_serializing_if = "Option::is_none")]
     remaining_ms: Option<u64>,
     questions: &'a [PromptItem],
+    /// Whether the page shows Decline (absent: it does not).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    decline: bool,
 }
 
 #[derive(Serialize)]
@@ -342,6 +370,7 @@ fn ending_name(ending: Ending) -> &'static str {
     match ending {
         Ending::Answered => "answered",
         Ending::Cancelled => "cancelled",
+        Ending::Declined => "declined",
         Ending::TimedOut => "timed out",
     }
 }
@@ -488,6 +517,32 @@ mod tests {
         assert_eq!(page.closed().map(|r| r.status()), Some(409));
         let outcome = runtime().block_on(page.wait(None));
         assert_eq!(outcome.ending, Ending::Cancelled);
+    }
+
+    #[test]
+    fn decline_is_offered_only_when_asked_for_and_ends_the_form_declined() {
+        let options = WebOptions {
+            port: None,
+            open_browser: false,
+            timeout: None,
+            interrupt: None,
+        };
+        let plain = WebSession::start(&one_question(), &options).unwrap();
+        let view = serde_json::to_value(plain.page.form_view()).unwrap();
+        assert!(view.get("decline").is_none(), "{view}");
+        let session = WebSession::start(&one_question(), &options)
+            .unwrap()
+            .with_decline();
+        let view = serde_json::to_value(session.page.form_view()).unwrap();
+        assert_eq!(view["decline"], true);
+        let page = &session.page;
+        assert!(page.finish(WebOutcome::unanswered(Ending::Declined)));
+        let closed = page.closed().unwrap();
+        assert_eq!(closed.status(), 409);
+        let outcome = runtime().block_on(page.wait(None));
+        assert_eq!(outcome.ending, Ending::Declined);
+        assert_eq!(outcome.document.reason.as_deref(), Some("declined"));
+        assert!(outcome.document.cancelled && !outcome.document.answered);
     }
 
     #[test]

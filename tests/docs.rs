@@ -400,5 +400,8 @@ fn the_readme_shows_the_terminal_recording() {
     }
     let cast = std::fs::read_to_string(root.join("docs/terminal.cast")).unwrap();
     let header: serde_json::Value = serde_json::from_str(cast.lines().next().unwrap()).unwrap();
-    assert_eq!((header["width"].as_u64(), header["height"].as_u64()), (Some(80), Some(24)));
+    assert_eq!(
+        (header["width"].as_u64(), header["height"].as_u64()),
+        (Some(80), Some(24))
+    );
 }

@@ -74,12 +74,8 @@ fn assert_error_result(result: &Value, line: &str) {
 
 #[test]
 fn without_forms_the_default_fallback_relays_the_prompt_document() {
-    // No elicitation at all, in both handshake versions; and URL-only elicitation.
-    for (version, capabilities) in [
-        ("2025-11-25", json!({})),
-        ("2025-06-18", json!({})),
-        ("2025-11-25", json!({"elicitation": {"url": {}}})),
-    ] {
+    // No elicitation at all, in both handshake versions (URL-only: tests/mcp_url.rs).
+    for (version, capabilities) in [("2025-11-25", json!({})), ("2025-06-18", json!({}))] {
         let mut raw = Raw::start(&["mcp"]);
         raw.initialize(version, capabilities);
         raw.call(1, &question(), None);

@@ -205,6 +205,12 @@ fn schemas_accept_every_produced_document_and_reject_broken_ones() {
         let document = document.with_inbox_id("7hq2k9mc");
         manifest.produced("answer", ask_user::document_line(&document).as_bytes());
     }
+    // `mcp --wait`: pending, with the inbox's id or a kept page's 32-hex-digit one.
+    for id in ["7hq2k9mc", "0123456789abcdef0123456789abcdef"] {
+        let document =
+            AnswerDocument::pending(id, format!("call again with {{\"resume\": \"{id}\"}}"));
+        manifest.produced("answer", ask_user::document_line(&document).as_bytes());
+    }
 
     // Error documents: every broken input, and the codes only other paths reach.
     for broken in json_files(&root.join("tests/check/broken/input"), ".json") {

@@ -467,7 +467,22 @@ fn check_default(
 fn check_answer(doc: &AnswerDocument) -> Result<()> {
     check_envelope(&doc.tool, doc.version, &doc.status, "ok")?;
     let outcomes = [doc.answered, doc.cancelled, doc.timed_out];
-    if outcomes.iter().filter(|&&set| set).count() != 1 {
+    let set = outcomes.iter().filter(|&&set| set).count();
+    if doc.pending {
+        // `mcp --wait`: nothing decided yet, and the way back is named.
+        if set != 0 {
+            return Err(field_error(
+                "a pending document has answered, cancelled and timedOut all false",
+                "pending",
+            ));
+        }
+        if doc.inbox_id.is_none() || doc.hint.is_none() {
+            return Err(field_error(
+                "a pending document carries the inboxId to resume and its hint",
+                "pending",
+            ));
+        }
+    } else if set != 1 {
         return Err(field_error(
             "exactly one of answered, cancelled and timedOut must be true",
             "answered",
@@ -482,8 +497,12 @@ fn check_answer(doc: &AnswerDocument) -> Result<()> {
         }
         check_text(reason, usize::MAX, "reason")?;
     }
+    // A pending question kept by an mcp server itself has that server's id: 32 hex digits.
+    let kept_id =
+        |id: &str| id.len() == 32 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
     if let Some(id) = &doc.inbox_id
         && !crate::inbox::store::is_id(id)
+        && !(doc.pending && kept_id(id))
     {
         return Err(field_error(
             "inboxId is the inbox's 8-character question id (0-9 and lowercase letters but i, l, o, u); pass it as the inbox gave it",

@@ -68,7 +68,8 @@ struct LeaveBody {
 /// `cancelled` (a signal, an MCP cancel), whichever comes first. What
 /// `cancelled` resolves to says how the question is left: `Cancelled` (a
 /// person's Ctrl-C ends it) or `Away` (SIGTERM or SIGHUP, an MCP client's
-/// cancel: often a host's own tool timeout; the inbox keeps the question). NO_INBOX
+/// cancel: often a host's own tool timeout; the inbox keeps the question) or
+/// `Pending` (an `mcp --wait` ran out; kept, and the document is pending). NO_INBOX
 /// when no inbox runs at the start; after that, outages are waited out.
 /// `on_asked` hears the question's id and the inbox's address once it is
 /// in the inbox.
@@ -116,7 +117,12 @@ pub async fn ask(
             tokio::select! {
                 asked = asker.ask(&body) => asked?,
                 () = &mut until_deadline => return Ok(AnswerDocument::unanswered(Unanswered::TimedOut)),
-                _ = &mut cancelled => return Ok(AnswerDocument::unanswered(Unanswered::Cancelled)),
+                // The wait ended before the inbox took the question: there is
+                // nothing to resume, so it is no pending; say the time ran out.
+                why = &mut cancelled => return Ok(AnswerDocument::unanswered(match why {
+                    Leaving::Pending => Unanswered::TimedOut,
+                    _ => Unanswered::Cancelled,
+                })),
             }
         }
     };
@@ -182,6 +188,9 @@ impl Asker {
                 let how = match why {
                     Leaving::Timeout => Unanswered::TimedOut,
                     Leaving::Cancelled | Leaving::Away => Unanswered::Cancelled,
+                    Leaving::Pending => {
+                        return AnswerDocument::pending(id, super::hub::resume_hint(id, None));
+                    }
                 };
                 let mut document = AnswerDocument::unanswered(how).with_inbox_id(id);
                 // The question is in the inbox's store: it is kept when the inbox is back.

@@ -131,6 +131,13 @@ pub enum Leaving {
     /// Its client gave up on the call (an MCP `notifications/cancelled`,
     /// often a host's own tool timeout): the question is kept, as for a timeout.
     Away,
+    /// Its call's wait (`mcp --wait`) ended first: the question is kept, as
+    /// for a timeout, and the asker gets a pending document. Not [`Away`]:
+    /// that one says `cancelled`, which would tell the model the person
+    /// cancelled, while here nobody has done anything yet.
+    ///
+    /// [`Away`]: Leaving::Away
+    Pending,
 }
 
 impl Leaving {
@@ -139,6 +146,7 @@ impl Leaving {
             Leaving::Timeout => "timeout",
             Leaving::Cancelled => "cancelled",
             Leaving::Away => "away",
+            Leaving::Pending => "pending",
         }
     }
 }
@@ -406,7 +414,8 @@ impl Hub {
     }
 
     /// The asker leaves (`why`) without an answer. Cancelled, the question
-    /// ends cancelled. On a timeout or a client's give-up it stays open,
+    /// ends cancelled. On a timeout, a client's give-up or a wait's end
+    /// (pending) it stays open,
     /// marked "asker gone", for the retention time (collect later), and the
     /// asker gets a timed-out (or cancelled) document whose `hint` says how
     /// to resume. A question that already has an outcome returns its
@@ -426,10 +435,18 @@ impl Hub {
             }
             Leaving::Timeout => Unanswered::TimedOut,
             Leaving::Away => Unanswered::Cancelled,
+            Leaving::Pending => Unanswered::Pending,
         };
         self.mark_gone(&mut state, id, why.as_str(), store::now_ms())?;
-        let mut document = AnswerDocument::unanswered(how).with_inbox_id(id);
-        document.hint = Some(resume_hint(id, Some(self.retention)));
+        let hint = resume_hint(id, Some(self.retention));
+        let document = match how {
+            Unanswered::Pending => AnswerDocument::pending(id, hint),
+            how => {
+                let mut document = AnswerDocument::unanswered(how).with_inbox_id(id);
+                document.hint = Some(hint);
+                document
+            }
+        };
         Ok(crate::document_line(&document).into())
     }
 
@@ -1006,6 +1023,41 @@ mod tests {
             .unwrap();
         assert!(!hub.expired(&decided, decided.at + 86_399_999));
         assert!(hub.expired(&decided, decided.at + 86_400_000));
+    }
+
+    #[test]
+    fn a_wait_that_ends_leaves_the_question_open_and_pending_and_an_answer_wins() {
+        let (_dir, hub) = hub(Duration::from_secs(60));
+        let id = hub.ask(&request("k1", SELECT)).unwrap().inbox_id;
+        let left = value(&hub.leave(&id, Leaving::Pending).unwrap());
+        assert_eq!(
+            (&left["answered"], &left["cancelled"], &left["timedOut"]),
+            (&false.into(), &false.into(), &false.into())
+        );
+        assert_eq!(left["pending"], true);
+        assert_eq!(left["inboxId"], id.as_str());
+        let hint = left["hint"].as_str().unwrap();
+        assert!(hint.contains(&format!(r#"{{"resume": "{id}"}}"#)), "{hint}");
+        assert_eq!(value(&hub.list()[0])["askerGone"]["reason"], "pending");
+        // A resume's wait that ends again is pending again.
+        let Wait::Pending(waiter) = hub.wait(&id).unwrap() else {
+            panic!("pending");
+        };
+        assert_eq!(
+            value(&hub.leave(&id, Leaving::Pending).unwrap())["pending"],
+            true
+        );
+        drop(waiter);
+        // The person answered just before the wait ended: the leave gets the answer.
+        let answered = hub
+            .decide(
+                &id,
+                Action::Replies(vec!["Staging".into()], vec![]),
+                Face::Page,
+            )
+            .unwrap();
+        assert_eq!(hub.leave(&id, Leaving::Pending).unwrap(), answered);
+        assert!(value(&answered).get("pending").is_none());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! When the client cannot show a form: relay the prompt, ask on the
 //! terminal, on the local answer page or in the inbox, or say so
-//! (`--fallback prompt|tty|web|inbox|error`).
+//! (`--fallback prompt|tty|web|inbox|auto|error`). With `--wait`, the page
+//! and the inbox return a pending document when the wait ends first.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,6 +11,7 @@ use rmcp::RoleServer;
 use rmcp::model::CallToolResult;
 use rmcp::service::RequestContext;
 
+use super::kept::Kept;
 use super::{Fallback, Options, inbox, page, result};
 use crate::answer::{AnswerDocument, Unanswered};
 use crate::error::{AskError, Detail};
@@ -17,8 +19,10 @@ use crate::model::Prompt;
 use crate::prompt::PromptDocument;
 
 /// `log_notices`: whether the client may get a log notice (see [`page::wants_notices`]).
+/// `kept`: where a page outlives a call whose wait ended first.
 pub async fn reach_person(
     options: &Options,
+    kept: &Kept,
     prompt: &Prompt,
     timeout: Option<Duration>,
     context: &RequestContext<RoleServer>,
@@ -29,8 +33,12 @@ pub async fn reach_person(
         Fallback::Error => result::error(&AskError::NoElicitation(Detail::new(
             "this MCP client cannot show a form to the person (it declared no form elicitation); ask them the question in the chat instead",
         ))),
-        Fallback::Web => page::ask_on_page(options, prompt, timeout, context, log_notices).await,
-        Fallback::Inbox => inbox::ask_in_inbox(prompt, timeout, context).await,
+        Fallback::Web => on_page(options, kept, prompt, timeout, context, log_notices).await,
+        Fallback::Inbox => inbox::ask_in_inbox(prompt, timeout, options.wait, context).await,
+        Fallback::Auto if inbox::runs() => {
+            inbox::ask_in_inbox(prompt, timeout, options.wait, context).await
+        }
+        Fallback::Auto => on_page(options, kept, prompt, timeout, context, log_notices).await,
         Fallback::Tty => {
             let prompt = prompt.clone();
             let stop = Arc::new(AtomicBool::new(false));
@@ -57,6 +65,24 @@ pub async fn reach_person(
                 )))),
             }
         }
+    }
+}
+
+/// The answer page: kept by this process past the call when there is a
+/// wait, else served for the length of the call.
+async fn on_page(
+    options: &Options,
+    kept: &Kept,
+    prompt: &Prompt,
+    timeout: Option<Duration>,
+    context: &RequestContext<RoleServer>,
+    log_notices: bool,
+) -> CallToolResult {
+    match options.wait {
+        Some(wait) => {
+            page::ask_on_kept_page(options, kept, prompt, timeout, wait, context, log_notices).await
+        }
+        None => page::ask_on_page(options, prompt, timeout, context, log_notices).await,
     }
 }
 

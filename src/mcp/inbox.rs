@@ -18,12 +18,19 @@ use crate::inbox::state::Lookup;
 use crate::model::Prompt;
 use crate::prompt::PromptDocument;
 
+/// Whether an inbox runs (found as askers find it): `--fallback auto`.
+pub fn runs() -> bool {
+    Lookup::from_env().discover().is_ok()
+}
+
 /// Asks in the inbox and waits for the outcome, the timeout (`None`: none
-/// of the server's own), or the client's cancel (the question is then
-/// cancelled in the inbox too).
+/// of the server's own), the wait (then the question stays open there and
+/// the result is pending), or the client's cancel (the inbox keeps the
+/// question: a cancel is often the host's own tool timeout).
 pub async fn ask_in_inbox(
     prompt: &Prompt,
     timeout: Option<Duration>,
+    wait: Option<Duration>,
     context: &RequestContext<RoleServer>,
 ) -> CallToolResult {
     // The inbox reads a prompt document as it reads a tool input.
@@ -38,7 +45,7 @@ pub async fn ask_in_inbox(
             ));
         }
     };
-    wait_in_inbox(Target::Ask(input), timeout, context).await
+    wait_in_inbox(Target::Ask(input), timeout, wait, context).await
 }
 
 /// `{"resume": id}`: the outcome of a question asked through the inbox
@@ -47,14 +54,16 @@ pub async fn ask_in_inbox(
 pub async fn resume_in_inbox(
     id: String,
     timeout: Option<Duration>,
+    wait: Option<Duration>,
     context: &RequestContext<RoleServer>,
 ) -> CallToolResult {
-    wait_in_inbox(Target::Resume(id), timeout, context).await
+    wait_in_inbox(Target::Resume(id), timeout, wait, context).await
 }
 
 async fn wait_in_inbox(
     target: Target,
     timeout: Option<Duration>,
+    wait: Option<Duration>,
     context: &RequestContext<RoleServer>,
 ) -> CallToolResult {
     let options = AskerOptions {
@@ -63,10 +72,19 @@ async fn wait_in_inbox(
         timeout,
         face: AskingFace::Mcp,
     };
-    // A client's cancel is often its own tool timeout: the inbox keeps the question.
+    // A client's cancel is often its own tool timeout: the inbox keeps the
+    // question. The wait's end keeps it too, and says pending.
     let cancelled = async {
-        context.ct.cancelled().await;
-        Leaving::Away
+        let wait_ends = async {
+            match wait {
+                Some(wait) => tokio::time::sleep(wait).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = context.ct.cancelled() => Leaving::Away,
+            () = wait_ends => Leaving::Pending,
+        }
     };
     let mut waiting = Waiting::new(context, timeout);
     let asked = asker::ask(target, options, cancelled, |id, endpoint| {

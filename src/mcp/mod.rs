@@ -8,13 +8,16 @@
 //! retries the call with the person's reply). [`wire`] sits between stdin and
 //! rmcp so that malformed traffic always gets a JSON-RPC error.
 
+mod app;
 mod fallback;
 mod form;
 mod inbox;
+pub mod kept;
 mod page;
 mod progress;
 mod result;
 mod server;
+mod url;
 mod wire;
 
 use std::time::Duration;
@@ -35,6 +38,9 @@ pub enum Fallback {
     Error,
     /// Ask in the running inbox (`ask_user inbox`); NO_INBOX when none runs.
     Inbox,
+    /// The inbox when one runs (found through inbox.json or ASK_USER_INBOX, as askers find it), else the
+    /// answer page: what `setup` writes for hosts without forms.
+    Auto,
 }
 
 #[derive(Debug, Clone)]
@@ -48,6 +54,11 @@ pub struct Options {
     /// How long to wait for the person when the input gives no `timeout`;
     /// `None` (`--timeout 0`): as long as the client keeps the call.
     pub default_timeout: Option<Duration>,
+    /// `--wait`: how long one call waits for the person on the page or in
+    /// the inbox before it returns a pending document, the question staying
+    /// answerable (`{"resume": id}`); below the host's own tool-call timer.
+    /// `None`: the call waits until the question's outcome.
+    pub wait: Option<Duration>,
     /// `--fallback web`: the page's port (`None`: a free one).
     pub port: Option<u16>,
     /// `--fallback web`: open the page with the system's browser opener.
@@ -64,6 +75,7 @@ impl Default for Options {
             fallback: Fallback::Prompt,
             elicitation: true,
             default_timeout: Some(DEFAULT_TIMEOUT),
+            wait: None,
             port: None,
             open_browser: false,
         }

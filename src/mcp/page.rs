@@ -13,6 +13,7 @@ use rmcp::RoleServer;
 use rmcp::model::{CallToolResult, LoggingLevel, LoggingMessageNotificationParam};
 use rmcp::service::RequestContext;
 
+use super::kept::{self, Kept, Waited};
 use super::progress::Waiting;
 use super::{Options, log, result};
 use crate::answer::{AnswerDocument, Unanswered};
@@ -43,19 +44,7 @@ pub async fn ask_on_page(
         Err(err) => return result::error(&err),
     };
     let url = session.url();
-    log(format_args!("answer in your browser: {url}"));
-    if web.open_browser {
-        open_in_browser(&url);
-    }
-    if log_notices {
-        let notice = LoggingMessageNotificationParam::new(
-            LoggingLevel::Notice,
-            format!("ask_user: the person can answer in a browser at {url}").into(),
-        )
-        .with_logger(LOGGER);
-        let _ = context.peer.notify_logging_message(notice).await;
-    }
-    let where_to = format!(": answer in your browser at {url}");
+    let where_to = announce(&url, web.open_browser, context, log_notices).await;
     let mut waiting = Waiting::new(context, timeout);
     waiting.report(context, &where_to).await;
 
@@ -78,6 +67,127 @@ pub async fn ask_on_page(
         Ok(outcome) => result::answered(&outcome.document),
         Err(err) => result::error(&err),
     }
+}
+
+/// Tells the person where the page is (stderr, the browser opener, a log
+/// notice); returns the progress messages' tail naming it.
+async fn announce(
+    url: &str,
+    open_browser: bool,
+    context: &RequestContext<RoleServer>,
+    log_notices: bool,
+) -> String {
+    log(format_args!("answer in your browser: {url}"));
+    if open_browser {
+        open_in_browser(url);
+    }
+    if log_notices {
+        let notice = LoggingMessageNotificationParam::new(
+            LoggingLevel::Notice,
+            format!("ask_user: the person can answer in a browser at {url}").into(),
+        )
+        .with_logger(LOGGER);
+        let _ = context.peer.notify_logging_message(notice).await;
+    }
+    format!(": answer in your browser at {url}")
+}
+
+/// `--wait`: the page is kept by this process ([`Kept`]), so it outlives
+/// the call. Waits up to `wait` for its outcome; then the result is a
+/// pending document naming the id a later `{"resume": id}` gives. The
+/// client's cancel still closes the page: with a wait below the host's
+/// timer, a cancel is the person's or the model's, not a timeout's.
+#[allow(clippy::too_many_arguments)]
+pub async fn ask_on_kept_page(
+    options: &Options,
+    kept: &Kept,
+    prompt: &Prompt,
+    timeout: Option<Duration>,
+    wait: Duration,
+    context: &RequestContext<RoleServer>,
+    log_notices: bool,
+) -> CallToolResult {
+    let web = WebOptions {
+        port: options.port,
+        open_browser: options.open_browser,
+        timeout,
+        interrupt: None,
+    };
+    let page = match kept.start_page(prompt, &web) {
+        Ok(page) => page,
+        Err(err) => return result::error(&err),
+    };
+    let where_to = announce(&page.url, web.open_browser, context, log_notices).await;
+    wait_for_kept(kept, &page.id, wait, context, &where_to)
+        .await
+        .unwrap_or_else(|| closed(&page.id))
+}
+
+/// `{"resume": id}` for a question this process keeps: its outcome, or a
+/// wait for it up to `wait` (`None`: until the outcome), then pending
+/// again. `None` when this process keeps no such question.
+pub async fn resume_kept(
+    kept: &Kept,
+    id: &str,
+    wait: Option<Duration>,
+    context: &RequestContext<RoleServer>,
+) -> Option<CallToolResult> {
+    // An outcome at once, with no progress or notices.
+    match kept.peek(id)? {
+        Waited::Done(document) => return Some(result::answered(&document)),
+        Waited::Open => {}
+    }
+    let where_to = ": answer in your browser (the page given before)";
+    match wait {
+        Some(wait) => wait_for_kept(kept, id, wait, context, where_to).await,
+        None => {
+            let waited = kept.wait(id, None);
+            tokio::select! {
+                waited = waited => waited.map(|waited| outcome(id, waited)),
+                () = context.ct.cancelled() => {
+                    kept.close(id);
+                    Some(result::answered(&AnswerDocument::unanswered(Unanswered::Cancelled)))
+                }
+            }
+        }
+    }
+}
+
+async fn wait_for_kept(
+    kept: &Kept,
+    id: &str,
+    wait: Duration,
+    context: &RequestContext<RoleServer>,
+    where_to: &str,
+) -> Option<CallToolResult> {
+    let mut waiting = Waiting::new(context, Some(wait));
+    let waited = kept.wait(id, Some(wait));
+    tokio::pin!(waited);
+    loop {
+        tokio::select! {
+            waited = &mut waited => return waited.map(|waited| outcome(id, waited)),
+            () = context.ct.cancelled() => {
+                // The client gave up on this call: close the page (its port
+                // at once), as without a wait. rmcp sends no response.
+                kept.close(id);
+                return Some(result::answered(&AnswerDocument::unanswered(Unanswered::Cancelled)));
+            }
+            () = waiting.tick() => waiting.report(context, where_to).await,
+        }
+    }
+}
+
+fn outcome(id: &str, waited: Waited) -> CallToolResult {
+    match waited {
+        Waited::Done(document) => result::answered(&document),
+        Waited::Open => result::answered(&AnswerDocument::pending(id, kept::resume_hint(id))),
+    }
+}
+
+/// A kept page forgotten under the call (past [`kept::MAX_KEPT`]).
+fn closed(id: &str) -> CallToolResult {
+    log(format_args!("the kept question {id} was forgotten"));
+    result::answered(&AnswerDocument::unanswered(Unanswered::Cancelled))
 }
 
 /// Whether this call may get a notice-level log message: on 2026-07-28 only

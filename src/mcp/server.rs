@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use super::fallback::reach_person;
 use super::form::{Dialect, Form};
+use super::kept::Kept;
 use super::progress::Waiting;
 use super::{Fallback, Options, inbox, log, page, result};
 use crate::answer::{AnswerDocument, Unanswered};
@@ -33,6 +34,10 @@ pub struct AskUserServer {
     tool: Tool,
     /// Set by `logging/setLevel` above notice: no log notices for this session.
     notices_muted: AtomicBool,
+    /// Answer pages kept past their call (`--wait`), for `{"resume": id}`.
+    kept: Kept,
+    /// Questions asked through the MCP App form (src/mcp/app.rs).
+    apps: super::app::Apps,
 }
 
 impl AskUserServer {
@@ -41,6 +46,8 @@ impl AskUserServer {
             tool: describe_tool(&options.tool_name),
             options,
             notices_muted: AtomicBool::new(false),
+            kept: Kept::default(),
+            apps: super::app::Apps::default(),
         }
     }
 }
@@ -54,7 +61,7 @@ fn describe_tool(name: &str) -> Tool {
 impl ServerHandler for AskUserServer {
     #[allow(deprecated)] // enable_logging: MCP logging (SEP-2577); see `page`.
     fn get_info(&self) -> ServerConfig {
-        let capabilities = if self.options.fallback == Fallback::Web {
+        let mut capabilities = if matches!(self.options.fallback, Fallback::Web | Fallback::Auto) {
             // The answer page's address is sent as a log notice.
             ServerCapabilities::builder()
                 .enable_tools()
@@ -63,6 +70,10 @@ impl ServerHandler for AskUserServer {
         } else {
             ServerCapabilities::builder().enable_tools().build()
         };
+        // MCP Apps (src/mcp/app.rs): the form is a resource. rmcp refuses the
+        // methods of a capability not advertised; clients without the
+        // extension list no resources.
+        capabilities.resources = Some(Default::default());
         let mut info = InitializeResult::new(capabilities);
         info.server_info =
             Implementation::new(crate::TOOL_NAME, env!("CARGO_PKG_VERSION")).with_title("ask_user");
@@ -102,9 +113,29 @@ impl ServerHandler for AskUserServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        if super::app::client_shows_apps(&context) {
+            let tools = super::app::tools(&self.tool, &self.options.tool_name);
+            return Ok(ListToolsResult::with_all_items(tools));
+        }
         Ok(ListToolsResult::with_all_items(vec![self.tool.clone()]))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListResourcesResult, McpError> {
+        Ok(super::app::resources(&context))
+    }
+
+    async fn read_resource(
+        &self,
+        request: rmcp::model::ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceResponse, McpError> {
+        super::app::read(&request, &context).map(Into::into)
     }
 
     async fn call_tool(
@@ -112,6 +143,13 @@ impl ServerHandler for AskUserServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        if super::app::client_shows_apps(&context)
+            && request.name == super::app::submit_tool_name(&self.options.tool_name)
+        {
+            return Ok(super::app::submit(&self.kept, &self.apps, &request)
+                .await
+                .into());
+        }
         if request.name != self.options.tool_name {
             return Err(McpError::invalid_params(
                 format!(
@@ -123,17 +161,41 @@ impl ServerHandler for AskUserServer {
         }
         let prompt = match parse_arguments(request.arguments.clone()) {
             Ok(Request::Ask { prompt, .. }) => prompt,
-            Ok(Request::Resume(id)) => {
-                let timeout = self.options.default_timeout;
-                return Ok(inbox::resume_in_inbox(id, timeout, &context).await.into());
+            Ok(Request::Resume(id)) if self.apps.holds(&id) => {
+                let resumed =
+                    super::app::resume(&self.options, &self.kept, &self.apps, &id, &context);
+                return Ok(resumed.await.into());
             }
+            Ok(Request::Resume(id)) => return Ok(self.resume(id, &context).await.into()),
             Err(err) => return Ok(result::error(&err).into()),
         };
         let timeout = prompt
             .timeout_ms
             .map(Duration::from_millis)
             .or(self.options.default_timeout);
+        // No forms, but the client opens URLs: the question's own page (src/mcp/url.rs).
+        if self.options.elicitation
+            && !client_shows_forms(&context)
+            && super::url::client_opens_urls(&context)
+            && let Some(response) = super::url::ask(
+                &self.options,
+                &self.kept,
+                &prompt,
+                &request,
+                timeout,
+                &context,
+            )
+            .await
+        {
+            return Ok(response);
+        }
         if !self.options.elicitation || !client_shows_forms(&context) {
+            // No forms, but the client renders MCP Apps: the form in the chat (src/mcp/app.rs).
+            if super::app::client_shows_apps(&context) {
+                let (options, kept, apps) = (&self.options, &self.kept, &self.apps);
+                let asked = super::app::ask(options, kept, apps, &prompt, timeout, &context);
+                return Ok(asked.await.into());
+            }
             return Ok(self.reach_person(&prompt, timeout, &context).await.into());
         }
         let version = context.protocol_version();
@@ -200,7 +262,34 @@ impl AskUserServer {
         context: &RequestContext<RoleServer>,
     ) -> CallToolResult {
         let log_notices = page::wants_notices(context, self.notices_muted.load(Ordering::Relaxed));
-        reach_person(&self.options, prompt, timeout, context, log_notices).await
+        reach_person(
+            &self.options,
+            &self.kept,
+            prompt,
+            timeout,
+            context,
+            log_notices,
+        )
+        .await
+    }
+
+    /// `{"resume": id}`: a question whose page this process keeps, else one
+    /// in the inbox; UNKNOWN_QUESTION when neither has it.
+    async fn resume(&self, id: String, context: &RequestContext<RoleServer>) -> CallToolResult {
+        let wait = self.options.wait;
+        if let Some(result) = page::resume_kept(&self.kept, &id, wait, context).await {
+            return result;
+        }
+        if !inbox::runs() {
+            return result::error(&AskError::UnknownQuestion(Detail::at(
+                format!(
+                    "no question {id:?} is kept by this MCP server, and no inbox runs to look in; resume takes the inboxId of a pending or timed-out document from this server or a running inbox (ask the question again if it is gone)"
+                ),
+                "resume",
+            )));
+        }
+        let timeout = self.options.default_timeout;
+        inbox::resume_in_inbox(id, timeout, wait, context).await
     }
 
     /// Initialize era: send `elicitation/create` and wait for the person, the

@@ -87,11 +87,39 @@ struct Spec {
     tool_timeout_sec: Option<u64>,
     /// Programs whose presence on PATH means the host is installed.
     programs: &'static [&'static str],
+    /// What `setup --list` says of the road this entry takes.
+    road: Road,
 }
 
-/// Hosts without forms (no MCP elicitation) ask on ask_user's own page,
-/// opened in the browser. The inbox will take over here: one line.
-const NO_FORMS: &[&str] = &["--fallback", "web", "--open"];
+/// How a host's entry reaches the person, and what backs that claim.
+struct Road {
+    /// `form` (the host's own MCP form); `prompt` (no forms: the model
+    /// relays the question in the chat, the default fallback); `form or
+    /// prompt` (not known whether it shows forms); `page or inbox`
+    /// (`--fallback auto`: the inbox when one runs, else ask_user's page).
+    way: &'static str,
+    /// Always `stdio` today.
+    transport: &'static str,
+    /// The `--wait` written into `args`, in seconds (`None`: none).
+    wait_seconds: Option<u64>,
+    /// The host's own limit on one tool call, and its source.
+    host_limit: &'static str,
+    /// The host version this road was run with, or `not run: why`.
+    checked: &'static str,
+}
+
+/// Claude Desktop cancels a stdio tool call after about 60 s, whatever
+/// `MCP_TOOL_TIMEOUT` says (anthropics/claude-code#63379), and sends no
+/// progress token. The wait ends well before: the call returns pending and
+/// the model collects the answer with `{"resume": ID}`.
+const NO_FORMS_WAIT: u64 = 45;
+const NO_FORMS_WAIT_ARG: &str = "45";
+const _: () = assert!(NO_FORMS_WAIT < 60);
+
+/// Hosts without forms (no MCP elicitation) ask in the inbox when one runs,
+/// else on ask_user's own page, opened in the browser; each call waits at
+/// most [`NO_FORMS_WAIT`], so that it returns before the host's timer.
+const NO_FORMS: &[&str] = &["--fallback", "auto", "--open", "--wait", NO_FORMS_WAIT_ARG];
 
 /// Gemini CLI hides every tool named `ask_user` in headless runs (its
 /// policy matches MCP tools by their bare name), so there the tool is served
@@ -119,6 +147,13 @@ const HOSTS: [Spec; 8] = [
         args: &[],
         tool_timeout_sec: None,
         programs: &["claude"],
+        road: Road {
+            way: "form",
+            transport: "stdio",
+            wait_seconds: None,
+            host_limit: "an idle limit of 30 min for stdio (CLAUDE_CODE_MCP_TOOL_IDLE_TIMEOUT, Claude Code docs); calls past 2 min go on in the background (2.1.212)",
+            checked: "Claude Code 2.1.330 (tests/hosts.rs: form, decline; tests/setup_hosts.rs: the entry connects)",
+        },
     },
     Spec {
         name: "claude-desktop",
@@ -130,6 +165,13 @@ const HOSTS: [Spec; 8] = [
         args: NO_FORMS,
         tool_timeout_sec: None,
         programs: &["claude-desktop"],
+        road: Road {
+            way: "page or inbox",
+            transport: "stdio",
+            wait_seconds: Some(NO_FORMS_WAIT),
+            host_limit: "about 60 s per call, MCP_TOOL_TIMEOUT ignored (anthropics/claude-code#63379, Claude Desktop 1.9659.1)",
+            checked: "not run: Claude Desktop has no Linux build; the wait, pending and resume run with the MCP TypeScript SDK 1.32.2 as the client (tests/mcp_wait.rs)",
+        },
     },
     Spec {
         name: "codex",
@@ -140,6 +182,13 @@ const HOSTS: [Spec; 8] = [
         args: &["--timeout", CODEX_SERVER_TIMEOUT],
         tool_timeout_sec: Some(CODEX_TOOL_TIMEOUT_SEC),
         programs: &["codex"],
+        road: Road {
+            way: "form",
+            transport: "stdio",
+            wait_seconds: None,
+            host_limit: "tool_timeout_sec, 60 s unless set (Codex config docs); setup writes 1860, above the server's 300 s and any input's timeout",
+            checked: "Codex 0.169.0 (tests/setup_hosts.rs: the entry is read; tests/hosts.rs: tool_timeout_sec and resume through the inbox); its form was tried by hand (research: hosts.md)",
+        },
     },
     Spec {
         name: "gemini",
@@ -151,6 +200,13 @@ const HOSTS: [Spec; 8] = [
         args: &["--tool-name", GEMINI_TOOL_NAME],
         tool_timeout_sec: None,
         programs: &["gemini"],
+        road: Road {
+            way: "prompt",
+            transport: "stdio",
+            wait_seconds: None,
+            host_limit: "the entry's timeout, 10 min unless set (Gemini CLI docs: MCP servers)",
+            checked: "Gemini CLI 0.61.0 lists the server (tests/setup_hosts.rs); the relay was run by hand through a renaming proxy (docs/hosts.md)",
+        },
     },
     Spec {
         name: "antigravity",
@@ -162,6 +218,13 @@ const HOSTS: [Spec; 8] = [
         args: &[],
         tool_timeout_sec: None,
         programs: &["antigravity"],
+        road: Road {
+            way: "form or prompt",
+            transport: "stdio",
+            wait_seconds: None,
+            host_limit: "not known",
+            checked: "not run: no Linux test build here",
+        },
     },
     Spec {
         name: "cursor",
@@ -173,6 +236,13 @@ const HOSTS: [Spec; 8] = [
         args: &[],
         tool_timeout_sec: None,
         programs: &["cursor", "cursor-agent"],
+        road: Road {
+            way: "form",
+            transport: "stdio",
+            wait_seconds: None,
+            host_limit: "not known",
+            checked: "not run: no Linux test build here",
+        },
     },
     Spec {
         name: "vscode",
@@ -184,6 +254,13 @@ const HOSTS: [Spec; 8] = [
         args: &[],
         tool_timeout_sec: None,
         programs: &["code"],
+        road: Road {
+            way: "form",
+            transport: "stdio",
+            wait_seconds: None,
+            host_limit: "not known",
+            checked: "not run: no VS Code here",
+        },
     },
     Spec {
         name: "amp",
@@ -195,6 +272,13 @@ const HOSTS: [Spec; 8] = [
         args: NO_FORMS,
         tool_timeout_sec: None,
         programs: &["amp"],
+        road: Road {
+            way: "page or inbox",
+            transport: "stdio",
+            wait_seconds: Some(NO_FORMS_WAIT),
+            host_limit: "not known; the same wait as Claude Desktop's, to be safe",
+            checked: "Amp 0.0.1790142911-g7618fb connects with one tool (tests/setup_hosts.rs); a tool call needs ampcode.com: not run",
+        },
     },
 ];
 
@@ -575,6 +659,15 @@ struct ListLine<'a> {
     command: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     args: Option<Vec<String>>,
+    /// What the entry setup writes does (not the one in the file).
+    road: &'static str,
+    transport: &'static str,
+    /// The `--wait` setup writes, in seconds; null: none.
+    #[serde(rename = "waitSeconds")]
+    wait_seconds: Option<u64>,
+    #[serde(rename = "hostLimit")]
+    host_limit: &'static str,
+    checked: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<ErrorBody<'a>>,
 }
@@ -593,6 +686,7 @@ pub fn list(hosts: &[Host]) -> i32 {
     let mut code = exit::OK;
     for &host in unique(hosts).iter() {
         let path = config_path(host, &env);
+        let road = &host.spec().road;
         let line = match configured(host, &env) {
             Ok((exists, entry)) => ListLine {
                 host: host.name(),
@@ -601,6 +695,11 @@ pub fn list(hosts: &[Host]) -> i32 {
                 configured: entry.is_some(),
                 command: entry.as_ref().and_then(|entry| entry.command.clone()),
                 args: entry.and_then(|entry| entry.args),
+                road: road.way,
+                transport: road.transport,
+                wait_seconds: road.wait_seconds,
+                host_limit: road.host_limit,
+                checked: road.checked,
                 error: None,
             },
             Err(error) => {
@@ -613,6 +712,11 @@ pub fn list(hosts: &[Host]) -> i32 {
                     configured: false,
                     command: None,
                     args: None,
+                    road: road.way,
+                    transport: road.transport,
+                    wait_seconds: road.wait_seconds,
+                    host_limit: road.host_limit,
+                    checked: road.checked,
                     error: Some(owned(body)),
                 }
             }
@@ -1121,5 +1225,27 @@ mod tests {
         assert_eq!(detect(&env), [Host::ClaudeCode, Host::Gemini, Host::Cursor]);
         env.path = None;
         assert_eq!(detect(&env), [Host::ClaudeCode, Host::Cursor]);
+    }
+
+    #[test]
+    fn the_wait_said_is_the_wait_written_and_hosts_without_forms_take_auto() {
+        for host in Host::ALL {
+            let spec = host.spec();
+            let written = spec
+                .args
+                .windows(2)
+                .find(|pair| pair[0] == "--wait")
+                .map(|pair| pair[1].parse::<u64>().unwrap());
+            assert_eq!(written, spec.road.wait_seconds, "{}", spec.name);
+            let auto = spec.args.windows(2).any(|p| p == ["--fallback", "auto"]);
+            assert_eq!(auto, spec.road.way == "page or inbox", "{}", spec.name);
+            assert!(
+                spec.road.checked.starts_with("not run: ")
+                    || spec.road.checked.chars().any(|c| c.is_ascii_digit()),
+                "{}",
+                spec.name
+            );
+        }
+        assert_eq!(NO_FORMS_WAIT_ARG.parse::<u64>(), Ok(NO_FORMS_WAIT));
     }
 }

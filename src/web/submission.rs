@@ -2,14 +2,15 @@
 //! choices mapped onto [`answer::Choice`], validated against the question the
 //! same way every face is (an answer that does not fit is INVALID_REPLY).
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::answer::{self, AnswerDocument, Choice};
 use crate::error::{AskError, Detail};
 use crate::model::{Kind, Prompt, Question};
 
-/// `{"answers":[…]}`, one entry per question in order.
-#[derive(Debug, Deserialize)]
+/// `{"answers":[…]}`, one entry per question in order. (Serialize: the same
+/// body, for a client that posts it on the person's behalf.)
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Submission {
     pub answers: Vec<PostedAnswer>,
@@ -17,19 +18,19 @@ pub struct Submission {
 
 /// One question's answer as the page sends it; which fields count depends on the kind:
 /// `optionIds` and `other` for selects, `text` for text, `confirm` for confirm.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PostedAnswer {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub option_ids: Vec<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub other: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirm: Option<bool>,
     /// The person's note on this answer (any kind; empty is none).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
 
@@ -134,6 +135,16 @@ mod tests {
             line,
             r#"[{"questionId":"q1","values":["SQLite"],"optionIds":["2"]},{"questionId":"q2","values":["Redis","Kafka","NATS"],"optionIds":["1","2"],"customText":"NATS"},{"questionId":"q3","values":["ada"]},{"questionId":"q4","values":["yes"]}]"#
         );
+    }
+
+    #[test]
+    fn a_serialized_submission_reads_back_the_same() {
+        let p = prompt(FORM);
+        let body = r#"{"answers":[{"optionIds":["2"]},{"optionIds":["2","1"],"other":" NATS "},{"text":" ada ","note":"n"},{"confirm":true}]}"#;
+        let posted: Submission = serde_json::from_str(body).unwrap();
+        let again = serde_json::to_string(&posted).unwrap();
+        assert_eq!(again, body);
+        assert_eq!(submit(&p, &again).unwrap(), submit(&p, body).unwrap());
     }
 
     #[test]

@@ -192,7 +192,16 @@ pub fn mcpb_bundle_unpacks_with_mcpb_and_serves_mcp_as_a_host_starts_it() {
     assert_eq!(PathBuf::from(&command), binary);
     assert_eq!(
         args,
-        ["mcp", "--timeout", "300", "--fallback", "web", "--open"],
+        [
+            "mcp",
+            "--timeout",
+            "300",
+            "--fallback",
+            "auto",
+            "--open",
+            "--wait",
+            "45"
+        ],
         "every placeholder filled"
     );
     let mut host = Command::new(&command);
@@ -201,8 +210,8 @@ pub fn mcpb_bundle_unpacks_with_mcpb_and_serves_mcp_as_a_host_starts_it() {
     let reply = server.initialize("2025-11-25", json!({}));
     assert_eq!(reply["result"]["serverInfo"]["name"], "ask_user");
     assert_eq!(reply["result"]["serverInfo"]["version"], dist.version);
-    // --fallback web sends the page's address as a log notice: the
-    // user_config value reached the server.
+    // --fallback auto (as web) sends the page's address as a log notice:
+    // the user_config value reached the server.
     assert!(
         reply["result"]["capabilities"].get("logging").is_some(),
         "{reply}"
@@ -244,7 +253,7 @@ pub fn mcpb_user_config_matches_what_mcp_accepts() {
     let fallback = manifest["user_config"]["fallback"]["description"]
         .as_str()
         .unwrap();
-    for value in ["web", "inbox", "prompt", "error"] {
+    for value in ["auto", "web", "inbox", "prompt", "error"] {
         assert!(fallback.contains(value), "{fallback}");
         assert!(help.contains(&format!("- {value}:")), "{value} in --help");
     }
@@ -252,6 +261,19 @@ pub fn mcpb_user_config_matches_what_mcp_accepts() {
         .as_str()
         .unwrap();
     assert!(help.contains(&format!("- {default}:")), "{default}");
+    // The wait: the range `mcp --wait` takes, and its default under Claude
+    // Desktop's own limit on a call (about 60 s).
+    let wait = &manifest["user_config"]["wait"];
+    for outside in [
+        (wait["min"].as_f64().unwrap() - 1.0).to_string(),
+        (wait["max"].as_f64().unwrap() + 1.0).to_string(),
+    ] {
+        let output = run(&["mcp", "--wait", &outside]);
+        assert_eq!(output.status.code(), Some(2), "--wait {outside}");
+    }
+    let output = run(&["mcp", "--wait", &wait["max"].to_string()]);
+    assert_ne!(output.status.code(), Some(2), "--wait at its max");
+    assert!(wait["default"].as_f64().unwrap() < 60.0, "{wait}");
 }
 
 /// packaging/mcpb/build refuses a target it has no bundle platform for, and

@@ -124,7 +124,7 @@ struct Host {
     args: &'static [&'static str],
 }
 
-const NO_FORMS: &[&str] = &["mcp", "--fallback", "web", "--open"];
+const NO_FORMS: &[&str] = &["mcp", "--fallback", "auto", "--open", "--wait", "45"];
 
 const HOSTS: [Host; 8] = [
     Host {
@@ -930,6 +930,38 @@ fn several_hosts_give_one_line_each_in_order_and_a_repeat_counts_once() {
     assert_eq!(configured, ["codex", "vscode"]);
 }
 
+/// `--list` states per host the road its entry takes, the wait written
+/// (the one in `args`), the host's limit and what backs the claim.
+fn list_states_each_hosts_road_wait_and_whether_it_was_run() {
+    let home = Home::new();
+    let run = home.run(&["--list"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for (line, host) in run.lines().iter().zip(HOSTS.iter()) {
+        assert_eq!(line["host"], host.name);
+        assert_eq!(line["transport"], "stdio", "{line}");
+        let (road, wait) = match host.name {
+            _ if host.args == NO_FORMS => ("page or inbox", serde_json::json!(45)),
+            "gemini" => ("prompt", Value::Null),
+            "antigravity" => ("form or prompt", Value::Null),
+            _ => ("form", Value::Null),
+        };
+        assert_eq!((&line["road"], &line["waitSeconds"]), (&road.into(), &wait), "{line}");
+        assert!(line["hostLimit"].as_str().is_some_and(|s| !s.is_empty()), "{line}");
+        let checked = line["checked"].as_str().unwrap();
+        assert!(
+            checked.starts_with("not run: ") || checked.chars().any(|c| c.is_ascii_digit()),
+            "a version or `not run`: {line}"
+        );
+    }
+    let desktop = list_line(&home, &HOSTS[1]);
+    assert!(desktop["hostLimit"].as_str().unwrap().contains("anthropics/claude-code#63379"));
+    assert!(desktop["checked"].as_str().unwrap().starts_with("not run: "));
+    let claude = list_line(&home, &HOSTS[0]);
+    assert!(claude["checked"].as_str().unwrap().contains("2.1.330"));
+    let codex = list_line(&home, &HOSTS[2]);
+    assert!(codex["checked"].as_str().unwrap().contains("0.169.0"));
+}
+
 fn usage_errors_exit_2_with_nothing_on_stdout() {
     let home = Home::new();
     let run = home.run(&["vim"]);
@@ -1024,6 +1056,7 @@ common::harness::main!(
     the_variables_each_host_honours_move_its_file,
     amp_keeps_to_settings_jsonc_when_that_is_the_file_there,
     several_hosts_give_one_line_each_in_order_and_a_repeat_counts_once,
+    list_states_each_hosts_road_wait_and_whether_it_was_run,
     usage_errors_exit_2_with_nothing_on_stdout,
     no_home_folder_is_a_usage_error,
     no_host_without_a_terminal_is_a_usage_error,

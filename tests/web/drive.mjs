@@ -80,7 +80,34 @@ const scenarios = {
     await expectFinal(page, "answered", "Answer sent");
   },
 
+  // URL-mode elicitation (tests/mcp_url.rs): the page an MCP client sent the
+  // person to offers Decline; the second option and a text are sent.
+  async "url-answer"(page) {
+    if (await page.isHidden("#decline")) fail("the page of a url elicitation offers no Decline");
+    await axeCheck(page);
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.check("#q0-o2");
+    await page.fill("#q1-input", "Ship it");
+    await page.click("#submit");
+    await expectFinal(page, "answered", "Answer sent");
+  },
+
+  // URL-mode elicitation past `--wait`: the page stays up after the call
+  // returned pending; the person answers once the test says go.
+  async "url-answer-later"(page) {
+    await handshake("waiting");
+    await scenarios["url-answer"](page);
+  },
+
+  // URL-mode elicitation: the person declines on the page.
+  async "url-decline"(page) {
+    await page.click("#decline");
+    await expectFinal(page, "declined", "Declined");
+  },
+
   async cancel(page) {
+    // Only a page an MCP client sent the person to offers Decline.
+    if (!(await page.isHidden("#decline"))) fail("this page offers Decline");
     await page.click("#cancel");
     await expectFinal(page, "cancelled", "Cancelled");
   },
