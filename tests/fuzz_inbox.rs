@@ -107,6 +107,11 @@ impl Target for InProcess {
         let body = match response.into_body() {
             Body::Whole(bytes) => bytes.map(|b| b.to_vec()).unwrap_or_default(),
             Body::Stream(_) => return Err(TestCaseError::fail("a POST answered with a stream")),
+            // Only POST /mcp is answered by the MCP service, and this
+            // fixture fuzzes the inbox's own routes.
+            Body::Service(_) => {
+                return Err(TestCaseError::fail("an inbox route answered as a service"));
+            }
         };
         Ok((status, json, body))
     }

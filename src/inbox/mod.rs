@@ -152,8 +152,8 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
             }
         }
     };
-    let served =
-        runtime.block_on(server.serve_until(Arc::new(routes::Inbox::new(hub)), until_stopped));
+    let app = routes::Inbox::new(hub).with_mcp(crate::mcp::http::McpHttp::new(server.port()));
+    let served = runtime.block_on(server.serve_until(Arc::new(app), until_stopped));
     folder.remove_inbox_file(pid);
     served.map_err(|e| web_error(format!("the inbox failed ({e})")))?;
     eprintln!("ask_user inbox: stopped; pending questions wait in the store for the next start");

@@ -16,8 +16,12 @@
 //! | `POST /api/questions/ID/dismiss` | page | Dismiss (a question whose asker is gone) |
 //! | `POST /api/questions/ID/reply` | `inbox answer` | `{"replies":[…],"notes":[…]}` (notes optional) |
 //! | `POST /api/questions/ID/cancel` | `inbox cancel` | cancel |
-//! | `POST /api/questions/ID/leave` | askers | `{"reason":"timeout"\|"cancelled"\|"away"}` |
+//! | `POST /api/questions/ID/leave` | askers | `{"reason":"timeout"\|"cancelled"\|"away"\|"pending"}` |
 //! | `GET /metrics` | Prometheus | the counts, in its text format ([`super::metrics`]) |
+//! | `POST /mcp` | MCP clients | MCP over Streamable HTTP ([`crate::mcp::http`]); GET and DELETE: 405 |
+//!
+//! `/mcp` alone takes POSTs without an `Origin` (MCP clients are not
+//! browsers); one that is sent must still be the inbox's own.
 
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
@@ -32,7 +36,8 @@ use tokio::sync::{broadcast, mpsc};
 use super::hub::{Action, AskRequest, Change, Hub, Leaving, Wait, Waiter};
 use super::store::Face;
 use crate::error::{AskError, Detail};
-use crate::server::{App, Reply, Request, response};
+use crate::mcp::http::McpHttp;
+use crate::server::{App, Origins, Reply, Request, response};
 use crate::web::submission::Submission;
 
 /// The page, with the shared form widgets (web/form.js, form.css) in place.
@@ -56,11 +61,19 @@ const STREAM_BUFFER: usize = 64;
 
 pub struct Inbox {
     hub: Arc<Hub>,
+    /// `/mcp` (404 without it).
+    mcp: Option<McpHttp>,
 }
 
 impl Inbox {
     pub fn new(hub: Arc<Hub>) -> Inbox {
-        Inbox { hub }
+        Inbox { hub, mcp: None }
+    }
+
+    /// Serves MCP on `/mcp` too.
+    pub fn with_mcp(mut self, mcp: McpHttp) -> Inbox {
+        self.mcp = Some(mcp);
+        self
     }
 }
 
@@ -78,6 +91,10 @@ impl App for Inbox {
                 Err(reply) => reply,
             },
             (Method::GET, "/metrics") => Reply::prometheus(self.hub.metrics().render()),
+            (_, crate::mcp::http::PATH) => match &self.mcp {
+                Some(mcp) => mcp.respond(request).await,
+                None => Reply::text(404, "not found"),
+            },
             (method, path) => match question_route(path) {
                 Some((id, verb)) => self.question(method, id, verb, request).await,
                 None if matches!(
@@ -97,7 +114,21 @@ impl App for Inbox {
     }
 
     fn max_body_bytes(&self, method: &Method, path: &str) -> Option<usize> {
-        (method == Method::POST && path == "/api/ask").then_some(MAX_ASK_BYTES)
+        match path {
+            "/api/ask" if method == Method::POST => Some(MAX_ASK_BYTES),
+            crate::mcp::http::PATH if method == Method::POST => {
+                Some(crate::mcp::http::MAX_BODY_BYTES)
+            }
+            _ => None,
+        }
+    }
+
+    fn origins(&self, path: &str) -> Origins {
+        if path == crate::mcp::http::PATH && self.mcp.is_some() {
+            Origins::WhenPresent
+        } else {
+            Origins::Required
+        }
     }
 }
 
@@ -180,7 +211,7 @@ impl Inbox {
                     Ok(asked) => Reply::json(201, &asked),
                     Err(err) => self.error_reply(&err),
                 },
-                Err(reply) => reply,
+                Err(reply) => *reply,
             };
         }
         match question_route(path) {
@@ -250,7 +281,7 @@ impl Inbox {
                 Err(e) => self.error_reply(&AskError::InternalError(Detail::new(e.to_string()))),
             },
             Ok(Err(err)) => self.error_reply(&err),
-            Err(reply) => reply,
+            Err(reply) => *reply,
         }
     }
 
@@ -372,7 +403,8 @@ impl Inbox {
     /// The body as the route's type. Every route takes a JSON object: serde
     /// would also take a struct from an array of its fields (`[]` for `{}`,
     /// `["cancelled"]` for a leave), which no client sends on purpose.
-    fn parse<T: DeserializeOwned>(&self, body: &[u8]) -> Result<T, Reply> {
+    /// The refusal is boxed: a [`Reply`] carries a header map and is large.
+    fn parse<T: DeserializeOwned>(&self, body: &[u8]) -> Result<T, Box<Reply>> {
         let first = body
             .iter()
             .find(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'));
@@ -383,14 +415,16 @@ impl Inbox {
             )),
         });
         parsed.map_err(|e| {
-            self.error_reply(&AskError::InvalidJson(
-                Detail::new(concat!(
-                    "this inbox, ask_user ",
-                    env!("CARGO_PKG_VERSION"),
-                    ", does not take that request"
-                ))
+            Box::new(
+                self.error_reply(&AskError::InvalidJson(
+                    Detail::new(concat!(
+                        "this inbox, ask_user ",
+                        env!("CARGO_PKG_VERSION"),
+                        ", does not take that request"
+                    ))
                     .with_parse_error(e.to_string()),
-            ))
+                )),
+            )
         })
     }
 

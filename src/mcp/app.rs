@@ -282,7 +282,7 @@ async fn ask_in_inbox(
         })?;
     let options = AskerOptions {
         lookup: Lookup::from_env(),
-        source: asker::local_source(context.client_info().map(|info| info.name)),
+        source: super::inbox::source_of(context),
         timeout,
         face: AskingFace::Mcp,
     };

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use rmcp::RoleServer;
-use rmcp::model::CallToolResult;
+use rmcp::model::{CallToolResult, Implementation};
 use rmcp::service::RequestContext;
 
 use super::progress::Waiting;
@@ -15,6 +15,7 @@ use crate::inbox::asker::{self, AskerOptions, Target};
 use crate::inbox::hub::Leaving;
 use crate::inbox::metrics::AskingFace;
 use crate::inbox::state::Lookup;
+use crate::inbox::store::Source;
 use crate::model::Prompt;
 use crate::prompt::PromptDocument;
 
@@ -68,7 +69,7 @@ async fn wait_in_inbox(
 ) -> CallToolResult {
     let options = AskerOptions {
         lookup: Lookup::from_env(),
-        source: asker::local_source(context.client_info().map(|info| info.name)),
+        source: source_of(context),
         timeout,
         face: AskingFace::Mcp,
     };
@@ -103,5 +104,74 @@ async fn wait_in_inbox(
     match outcome {
         Ok(document) => result::answered(&document),
         Err(err) => result::error(&err),
+    }
+}
+
+/// Who asks, as the inbox lists it. Over stdio: this process, named after
+/// its client. Over HTTP (the inbox's own `/mcp`, where rmcp puts the
+/// request's [`http::request::Parts`] in the context): the client alone, as
+/// the working folder and pid here would be the inbox's own.
+pub(super) fn source_of(context: &RequestContext<RoleServer>) -> Source {
+    match context.extensions.get::<http::request::Parts>() {
+        Some(parts) => Source {
+            name: http_client_name(context.client_info(), &parts.headers),
+            cwd: None,
+            pid: None,
+        },
+        None => asker::local_source(context.client_info().map(|info| info.name)),
+    }
+}
+
+/// The name of a client over HTTP: the `clientInfo` it sent with this request
+/// (2026-07-28, or a client that repeats it), else its `User-Agent`'s first
+/// product. A stateless initialize-era call carries no `clientInfo`, and rmcp
+/// stands its own name in for it, which names nobody.
+fn http_client_name(info: Option<Implementation>, headers: &http::HeaderMap) -> Option<String> {
+    let placeholder = Implementation::default().name;
+    info.map(|info| info.name)
+        .filter(|name| !name.trim().is_empty() && *name != placeholder)
+        .or_else(|| {
+            let agent = headers.get(http::header::USER_AGENT)?.to_str().ok()?;
+            let product = agent.split_whitespace().next()?;
+            Some(product.chars().take(64).collect())
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agent(value: &str) -> http::HeaderMap {
+        let mut headers = http::HeaderMap::new();
+        headers.insert(http::header::USER_AGENT, value.parse().unwrap());
+        headers
+    }
+
+    #[test]
+    fn an_http_client_is_named_by_its_client_info_else_its_user_agent() {
+        let named = Some(Implementation::new("claude-code", "2.1.330"));
+        assert_eq!(
+            http_client_name(named, &agent("node")),
+            Some("claude-code".into())
+        );
+        // rmcp's stand-in for a missing clientInfo, or a blank one: the
+        // User-Agent's first product instead.
+        for info in [
+            Some(Implementation::default()),
+            Some(Implementation::new(" ", "1")),
+            None,
+        ] {
+            assert_eq!(
+                http_client_name(info, &agent("codex_exec/0.169.0 (Linux; x86_64)")),
+                Some("codex_exec/0.169.0".into())
+            );
+        }
+        assert_eq!(http_client_name(None, &http::HeaderMap::new()), None);
+        assert_eq!(http_client_name(None, &agent("   ")), None);
+        let long = "x".repeat(500);
+        assert_eq!(
+            http_client_name(None, &agent(&long)).map(|name| name.len()),
+            Some(64)
+        );
     }
 }

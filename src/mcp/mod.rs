@@ -11,6 +11,7 @@
 mod app;
 mod fallback;
 mod form;
+pub mod http;
 mod inbox;
 pub mod kept;
 mod page;

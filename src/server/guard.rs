@@ -23,6 +23,10 @@ pub enum Rejection {
     TooLarge,
     BodyTooSlow,
     BodyUnreadable,
+    /// `/.well-known/…`: no server here publishes metadata (no OAuth: a
+    /// client that found some would start an OAuth flow instead of sending
+    /// its bearer token).
+    NoMetadata,
 }
 
 impl Rejection {
@@ -35,6 +39,7 @@ impl Rejection {
             Rejection::TooLarge => 413,
             Rejection::BodyTooSlow => 408,
             Rejection::BodyUnreadable => 400,
+            Rejection::NoMetadata => 404,
         }
     }
 
@@ -44,7 +49,9 @@ impl Rejection {
             Rejection::WrongHost => {
                 "this page answers only to 127.0.0.1 or localhost on its own port"
             }
-            Rejection::BadToken => "the token is missing or wrong; open the URL ask_user printed",
+            Rejection::BadToken => {
+                "the token is missing or wrong; open the URL ask_user printed, or send the token as Authorization: Bearer"
+            }
             Rejection::WrongOrigin => "answers are accepted only from the page itself",
             Rejection::NotJson => "answers must be sent as application/json",
             Rejection::TooLarge => {
@@ -52,6 +59,9 @@ impl Rejection {
             }
             Rejection::BodyTooSlow => "the request body did not arrive in time",
             Rejection::BodyUnreadable => "the request body could not be read",
+            Rejection::NoMetadata => {
+                "not found: this server publishes no metadata (no OAuth; send the inbox token as a bearer)"
+            }
         }
     }
 }
@@ -101,8 +111,17 @@ impl Guard {
     /// A POST must come from the page itself (an Origin equal to the Host it
     /// was sent to) and carry JSON. Other methods pass.
     pub fn check_post(&self, parts: &Parts) -> Result<(), Rejection> {
+        self.check_post_with(parts, Origins::Required)
+    }
+
+    /// [`Guard::check_post`], for a route that may also take clients
+    /// without an Origin ([`Origins::WhenPresent`]).
+    pub fn check_post_with(&self, parts: &Parts, origins: Origins) -> Result<(), Rejection> {
         if parts.method != Method::POST {
             return Ok(());
+        }
+        if origins == Origins::WhenPresent && !parts.headers.contains_key("origin") {
+            return json_only(parts);
         }
         let origin = header(&parts.headers, "origin").ok_or(Rejection::WrongOrigin)?;
         let authority = origin
@@ -112,12 +131,7 @@ impl Guard {
         if !self.is_own_authority(authority) || !authority.eq_ignore_ascii_case(host) {
             return Err(Rejection::WrongOrigin);
         }
-        let content_type = header(&parts.headers, "content-type").unwrap_or_default();
-        let media_type = content_type.split(';').next().unwrap_or_default().trim();
-        if !media_type.eq_ignore_ascii_case("application/json") {
-            return Err(Rejection::NotJson);
-        }
-        Ok(())
+        json_only(parts)
     }
 
     /// `127.0.0.1:PORT` or `localhost:PORT`, nothing else.
@@ -129,6 +143,27 @@ impl Guard {
             && !port.starts_with('0')
             && (name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost"))
     }
+}
+
+/// Whether a route's POSTs must carry an `Origin`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origins {
+    /// Every POST: the pages, and askers (which send the page's Origin too).
+    Required,
+    /// When one is sent it must be ours; clients that are not browsers (MCP
+    /// clients on `/mcp`) send none. Browsers always send one with a POST,
+    /// so a page elsewhere still cannot post here.
+    WhenPresent,
+}
+
+/// A POST's body must be JSON.
+fn json_only(parts: &Parts) -> Result<(), Rejection> {
+    let content_type = header(&parts.headers, "content-type").unwrap_or_default();
+    let media_type = content_type.split(';').next().unwrap_or_default().trim();
+    if !media_type.eq_ignore_ascii_case("application/json") {
+        return Err(Rejection::NotJson);
+    }
+    Ok(())
 }
 
 /// A sliding-window limit on requests that do not prove the token. Requests
@@ -341,6 +376,39 @@ mod tests {
         assert_eq!(
             guard.check_post(&parts("POST", "/", &[host, origin, json, json])),
             Err(Rejection::NotJson)
+        );
+    }
+
+    #[test]
+    fn a_route_without_origins_still_refuses_a_foreign_or_repeated_one() {
+        let guard = Guard::new(8123).unwrap();
+        let host = ("Host", "127.0.0.1:8123");
+        let json = ("Content-Type", "application/json");
+        let post = |headers: &[(&str, &str)]| {
+            guard.check_post_with(&parts("POST", "/mcp", headers), Origins::WhenPresent)
+        };
+        assert_eq!(post(&[host, json]), Ok(()));
+        assert_eq!(post(&[host]), Err(Rejection::NotJson));
+        assert_eq!(
+            post(&[host, ("Origin", "http://127.0.0.1:8123"), json]),
+            Ok(())
+        );
+        for origin in ["http://evil.example", "null", "http://localhost:8123", ""] {
+            assert_eq!(
+                post(&[host, ("Origin", origin), json]),
+                Err(Rejection::WrongOrigin),
+                "{origin}"
+            );
+        }
+        let origin = ("Origin", "http://127.0.0.1:8123");
+        assert_eq!(
+            post(&[host, origin, origin, json]),
+            Err(Rejection::WrongOrigin)
+        );
+        // The pages' rule is unchanged: no Origin, no POST.
+        assert_eq!(
+            guard.check_post(&parts("POST", "/mcp", &[host, json])),
+            Err(Rejection::WrongOrigin)
         );
     }
 

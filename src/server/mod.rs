@@ -28,6 +28,12 @@
 //!
 //! Every POST must carry the server's own `Origin` and a JSON body; clients
 //! that are not browsers (an asker holding the token) send that Origin too.
+//! A route may take POSTs without an Origin ([`App::origins`]: the inbox's
+//! `/mcp`, for MCP clients); one that is sent must still be ours.
+//!
+//! No server publishes metadata: `/.well-known/…` is 404 for everyone (after
+//! the Host check and the tokenless count), so that no MCP client finds
+//! OAuth metadata and starts OAuth instead of sending its bearer token.
 //!
 //! Responses carry the protective headers of [`response`]. Serving stops when
 //! the future given to [`Server::serve_until`] completes: the listener and
@@ -55,6 +61,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
+pub use guard::Origins;
 use guard::{Guard, Rejection, TokenlessLimit};
 pub use request::Request;
 pub use response::{Body, Reply};
@@ -110,6 +117,12 @@ pub trait App: Send + Sync + 'static {
     /// [`Limits::max_body_bytes`] (the inbox takes whole tool inputs).
     fn max_body_bytes(&self, _method: &http::Method, _path: &str) -> Option<usize> {
         None
+    }
+
+    /// Whether this route's POSTs must carry our `Origin`
+    /// ([`Origins::Required`], every route unless the app says otherwise).
+    fn origins(&self, _path: &str) -> Origins {
+        Origins::Required
     }
 }
 
@@ -451,8 +464,10 @@ async fn handle<A: App>(
 ///    limit (429 over it); one that does is never counted.
 /// 2. A declared body over the limit: 413, whoever sends it.
 /// 3. Wrong Host: 403; no or a wrong token: 401.
-/// 4. POSTs: the page's own Origin (403) and JSON (415).
-fn admit<A>(
+/// 4. `/.well-known/…`: 404, with or without the token.
+/// 5. POSTs: the page's own Origin (403; for some routes only when one is
+///    sent) and JSON (415).
+fn admit<A: App>(
     shared: &Shared<A>,
     parts: &http::request::Parts,
     body: &Incoming,
@@ -466,8 +481,12 @@ fn admit<A>(
     if body.size_hint().lower() > max_body as u64 {
         return Err(Rejection::TooLarge);
     }
+    if parts.uri.path().starts_with("/.well-known/") && proof != Err(Rejection::WrongHost) {
+        return Err(Rejection::NoMetadata);
+    }
     proof?;
-    shared.guard.check_post(parts)
+    let origins = shared.app.origins(parts.uri.path());
+    shared.guard.check_post_with(parts, origins)
 }
 
 impl std::fmt::Display for BindError {
@@ -650,6 +669,30 @@ mod tests {
             server.token, server.port
         );
         assert_eq!(exchange(&mut proven, &query), (200, "GET /q\n".into()));
+    }
+
+    #[test]
+    fn well_known_metadata_is_not_found_for_anyone() {
+        let server = Running::start(Limits {
+            tokenless_per_window: 100,
+            ..small_limits()
+        });
+        for path in [
+            "/.well-known/oauth-protected-resource",
+            "/.well-known/oauth-protected-resource/mcp",
+            "/.well-known/oauth-authorization-server",
+            "/.well-known/openid-configuration",
+        ] {
+            for token in [false, true] {
+                let request = server.head(&format!("GET {path}"), token, "");
+                let (status, body) = exchange(&mut server.connect(), &request);
+                assert_eq!(status, 404, "{path} {token}");
+                assert!(body.contains("no OAuth"), "{body}");
+            }
+        }
+        let rebound =
+            "GET /.well-known/oauth-authorization-server HTTP/1.1\r\nHost: evil.example\r\n\r\n";
+        assert_eq!(exchange(&mut server.connect(), rebound).0, 403);
     }
 
     #[test]

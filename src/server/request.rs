@@ -51,36 +51,51 @@ impl Request {
         header(&self.parts.headers, name)
     }
 
+    /// The request as an [`http::Request`] for an HTTP service (the MCP
+    /// SDK's, for `/mcp`), its body read whole first within the same limits
+    /// as [`Request::body`]: a service never waits on a slow body itself.
+    pub async fn into_http(self) -> Result<http::Request<super::Body>, Reply> {
+        let Request {
+            parts,
+            body,
+            max_body,
+            limits,
+        } = self;
+        let body = read_body(body, max_body, &limits).await?;
+        Ok(http::Request::from_parts(
+            parts,
+            super::Body::Whole(Some(body)),
+        ))
+    }
+
     /// The whole body, at most the route's limit ([`Limits::max_body_bytes`]
     /// unless the app says otherwise), arriving within
     /// [`Limits::body_time`]; otherwise the refusal to send (413, 408, 400),
     /// after which the connection closes.
     pub async fn body(self) -> Result<Bytes, Reply> {
-        let Request {
-            mut body,
-            max_body: max,
-            limits,
-            ..
-        } = self;
-        let read = async {
-            let mut bytes = BytesMut::new();
-            while let Some(frame) =
-                std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await
-            {
-                let frame = frame.map_err(|_| Rejection::BodyUnreadable)?;
-                if let Ok(data) = frame.into_data() {
-                    if bytes.len() + data.len() > max {
-                        return Err(Rejection::TooLarge);
-                    }
-                    bytes.extend_from_slice(&data);
+        read_body(self.body, self.max_body, &self.limits).await
+    }
+}
+
+async fn read_body(mut body: Incoming, max: usize, limits: &Limits) -> Result<Bytes, Reply> {
+    let read = async {
+        let mut bytes = BytesMut::new();
+        while let Some(frame) =
+            std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await
+        {
+            let frame = frame.map_err(|_| Rejection::BodyUnreadable)?;
+            if let Ok(data) = frame.into_data() {
+                if bytes.len() + data.len() > max {
+                    return Err(Rejection::TooLarge);
                 }
+                bytes.extend_from_slice(&data);
             }
-            Ok(bytes.freeze())
-        };
-        match tokio::time::timeout(limits.body_time, read).await {
-            Ok(Ok(bytes)) => Ok(bytes),
-            Ok(Err(rejection)) => Err(Reply::refusal(rejection)),
-            Err(_) => Err(Reply::refusal(Rejection::BodyTooSlow)),
         }
+        Ok(bytes.freeze())
+    };
+    match tokio::time::timeout(limits.body_time, read).await {
+        Ok(Ok(bytes)) => Ok(bytes),
+        Ok(Err(rejection)) => Err(Reply::refusal(rejection)),
+        Err(_) => Err(Reply::refusal(Rejection::BodyTooSlow)),
     }
 }

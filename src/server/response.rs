@@ -1,14 +1,15 @@
 //! What the server sends: every response carries the same protective headers
 //! (a locked CSP unless it is a page with its own nonce policy, no-store,
 //! nosniff, no framing, no referrer, same-origin isolation). Bodies are whole
-//! or streamed (server-sent events).
+//! or streamed (server-sent events, or an HTTP service's own stream: the
+//! inbox's `/mcp`).
 
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use http::{HeaderValue, StatusCode, header};
+use http::{HeaderMap, HeaderValue, StatusCode, header};
 use http_body::{Frame, SizeHint};
 use serde::Serialize;
 use tokio::sync::mpsc;
@@ -28,6 +29,9 @@ pub struct Reply {
     body: Body,
     /// Close the connection after this response (refusals do).
     close: bool,
+    /// Headers of an HTTP service's own response ([`Reply::from_http`]):
+    /// sent as they are, except those this module sets.
+    headers: HeaderMap,
 }
 
 impl Reply {
@@ -42,6 +46,7 @@ impl Reply {
             )),
             body: Body::Whole(Some(Bytes::from(html))),
             close: false,
+            headers: HeaderMap::new(),
         }
     }
 
@@ -82,6 +87,31 @@ impl Reply {
             csp: None,
             body: Body::Stream(events),
             close: false,
+            headers: HeaderMap::new(),
+        }
+    }
+
+    /// An HTTP service's own response (the MCP SDK's, for `/mcp`): its
+    /// status, headers and body as they are, with this module's protective
+    /// headers on top.
+    pub fn from_http<B>(response: http::Response<B>) -> Self
+    where
+        B: http_body::Body<Data = Bytes, Error = Infallible> + Send + 'static,
+    {
+        let (parts, body) = response.into_parts();
+        let mut headers = parts.headers;
+        let content_type = match headers.remove(header::CONTENT_TYPE) {
+            Some(value) if value == "application/json" => "application/json",
+            Some(value) if value == "text/event-stream" => "text/event-stream",
+            Some(_) | None => "text/plain; charset=utf-8",
+        };
+        Reply {
+            status: parts.status.as_u16(),
+            content_type,
+            csp: None,
+            body: Body::Service(Box::pin(body)),
+            close: false,
+            headers,
         }
     }
 
@@ -107,6 +137,7 @@ impl Reply {
             csp: None,
             body: Body::Whole(Some(Bytes::from(bytes))),
             close: false,
+            headers: HeaderMap::new(),
         }
     }
 
@@ -116,6 +147,7 @@ impl Reply {
         let mut response = http::Response::new(self.body);
         *response.status_mut() =
             StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        *response.headers_mut() = self.headers;
         let headers = response.headers_mut();
         headers.insert(
             header::CONTENT_TYPE,
@@ -145,10 +177,12 @@ impl Reply {
     }
 }
 
-/// A response body: whole, or a stream that ends when its senders are gone.
+/// A response body: whole, a stream that ends when its senders are gone, or
+/// an HTTP service's own body.
 pub enum Body {
     Whole(Option<Bytes>),
     Stream(mpsc::Receiver<Bytes>),
+    Service(Pin<Box<dyn http_body::Body<Data = Bytes, Error = Infallible> + Send>>),
 }
 
 impl http_body::Body for Body {
@@ -162,11 +196,16 @@ impl http_body::Body for Body {
         match self.get_mut() {
             Body::Whole(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
             Body::Stream(events) => events.poll_recv(cx).map(|e| e.map(|b| Ok(Frame::data(b)))),
+            Body::Service(body) => body.as_mut().poll_frame(cx),
         }
     }
 
     fn is_end_stream(&self) -> bool {
-        matches!(self, Body::Whole(None))
+        match self {
+            Body::Whole(bytes) => bytes.is_none(),
+            Body::Stream(_) => false,
+            Body::Service(body) => body.is_end_stream(),
+        }
     }
 
     fn size_hint(&self) -> SizeHint {
@@ -175,6 +214,7 @@ impl http_body::Body for Body {
                 SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len() as u64))
             }
             Body::Stream(_) => SizeHint::default(),
+            Body::Service(body) => body.size_hint(),
         }
     }
 }

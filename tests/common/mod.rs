@@ -2,7 +2,8 @@
 //! document; the outside clients (`clients`, `browser`) and the harness that
 //! counts a test whose client is missing as ignored (`harness`); child
 //! processes and ports (`process`); a raw JSON-RPC client for `ask_user mcp`
-//! (`mcp_raw`).
+//! (`mcp_raw`); the model stand-in's loopback network and a host's turn on
+//! it (`stand_in`).
 #![allow(dead_code)]
 
 pub mod browser;
@@ -17,6 +18,7 @@ pub mod harness;
 pub mod mcp_raw;
 pub mod page;
 pub mod process;
+pub mod stand_in;
 // Unix only: pseudo-terminals through rexpect (a Unix-only dev-dependency).
 #[cfg(unix)]
 pub mod pty;

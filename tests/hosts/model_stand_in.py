@@ -4,8 +4,10 @@ the Anthropic Messages API (Claude Code) and the OpenAI Responses API
 
 It prints {"port": N} on stdout once it listens, then one JSON line per event
 the test waits for:
-  {"event": "call", "api": "anthropic"|"openai", "input": {...}}
+  {"event": "call", "api": "anthropic"|"openai", "input": {...}, "tools": [...]}
       it answered a person's message with a call of the host's ask_user tool;
+      "tools" names every tool the host offered in that request (a Codex
+      namespace's tools as "NAMESPACE/TOOL", a tool without a name by its type);
   {"event": "result", "api": ..., "is_error": bool|null, "content": ...}
       it received that call's result (what the host gives the model).
 
@@ -88,7 +90,7 @@ def anthropic_reply(request):
     if not ours or last.get("role") != "user":
         return [{"type": "text", "text": "ok"}], "end_turn"
     arguments = tool_input(texts(last.get("content")))
-    report({"event": "call", "api": "anthropic", "input": arguments})
+    report({"event": "call", "api": "anthropic", "input": arguments, "tools": names})
     call = {"type": "tool_use", "id": f"toolu_mock_{next_call_id()}", "name": ours[0],
             "input": arguments}
     return [call], "tool_use"
@@ -108,6 +110,18 @@ def openai_tool(request):
     return None
 
 
+def openai_tool_names(request):
+    """Every tool a Responses request offers, a namespace's as "NAMESPACE/TOOL"."""
+    names = []
+    for tool in request.get("tools") or []:
+        name = tool.get("name") or tool.get("type")
+        if tool.get("type") == "namespace":
+            names.extend(f"{name}/{inner.get('name')}" for inner in tool.get("tools") or [])
+        else:
+            names.append(name)
+    return names
+
+
 def openai_items(request):
     """The output items for a Responses request."""
     items = request.get("input") or []
@@ -124,7 +138,8 @@ def openai_items(request):
     if tool is None or last.get("role") != "user":
         return [text_item("ok")]
     arguments = tool_input(texts(last.get("content")))
-    report({"event": "call", "api": "openai", "input": arguments})
+    report({"event": "call", "api": "openai", "input": arguments,
+            "tools": openai_tool_names(request)})
     namespace, name = tool
     number = next_call_id()
     call = {"type": "function_call", "id": f"fc_mock_{number}", "call_id": f"call_mock_{number}",

@@ -1,0 +1,81 @@
+//! MCP over Streamable HTTP on the inbox (`POST /mcp`): the same `ask_user`
+//! tool as `ask_user mcp` over stdio, served by rmcp's own Streamable HTTP
+//! service behind the inbox's hardened server ([`crate::server`]).
+//!
+//! The server has already proven every request before it gets here: its
+//! Host is the inbox's own (no DNS rebinding), it carries the inbox token
+//! (`Authorization: Bearer`), an `Origin`, when sent, is the inbox's own,
+//! and its body arrived whole within the size and time limits. rmcp checks
+//! Host and Origin once more against the same lists.
+//!
+//! Stateless, in both protocol eras: the initialize era without sessions
+//! (`initialize` is answered, and every later POST stands alone) and
+//! 2026-07-28 (`server/discover`, per-request metadata). GET and DELETE are
+//! 405: there is no session and no stream to resume. Nothing is kept in
+//! memory per client, so no client can fill it.
+//!
+//! Every question goes to this inbox as an ordinary inbox question (the
+//! `--fallback inbox` road of stdio, with forms off): it is listed,
+//! answered on the page or with `ask_user inbox answer`, and collected later
+//! with `{"resume": ID}`. The asker finds the inbox the way every asker
+//! does, through its discovery file, which this very inbox wrote: one road
+//! for every face, with the same waits, heartbeats and leave rules.
+
+use std::sync::Arc;
+
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+
+use super::server::AskUserServer;
+use super::{Fallback, Options};
+use crate::server::{Reply, Request};
+
+/// The path the inbox serves MCP on.
+pub const PATH: &str = "/mcp";
+
+/// The largest request body on `/mcp`: a whole tool input (256 KiB, the
+/// input limit, checked again by the tool) in its JSON-RPC envelope.
+pub const MAX_BODY_BYTES: usize = 512 * 1024;
+
+/// `/mcp` on the inbox at 127.0.0.1:`port`.
+pub struct McpHttp {
+    service: StreamableHttpService<AskUserServer, NeverSessionManager>,
+}
+
+impl McpHttp {
+    pub fn new(port: u16) -> McpHttp {
+        let own = [format!("127.0.0.1:{port}"), format!("localhost:{port}")];
+        let config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(false)
+            .with_allowed_hosts(own.clone())
+            .with_allowed_origins(own.iter().map(|authority| format!("http://{authority}")))
+            .enforce_origin_validation()
+            .with_max_request_body_bytes(MAX_BODY_BYTES);
+        let service = StreamableHttpService::new(
+            || Ok(AskUserServer::new(options())),
+            Arc::new(NeverSessionManager::default()),
+            config,
+        );
+        McpHttp { service }
+    }
+
+    /// One request to `/mcp` (any method), already proven by the server.
+    pub async fn respond(&self, request: Request) -> Reply {
+        match request.into_http().await {
+            Ok(request) => Reply::from_http(self.service.handle(request).await),
+            Err(refusal) => refusal,
+        }
+    }
+}
+
+/// The tool's options on `/mcp`: the stdio defaults, except that the
+/// question always goes to this inbox. Forms are off: a stateless server
+/// cannot send `elicitation/create`, and a form shown by one host would
+/// bypass the inbox that every agent on HTTP shares.
+fn options() -> Options {
+    Options {
+        fallback: Fallback::Inbox,
+        elicitation: false,
+        ..Options::default()
+    }
+}

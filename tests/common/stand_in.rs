@@ -1,0 +1,222 @@
+//! The scripted stand-in for the models' APIs (tests/hosts/model_stand_in.py)
+//! on a loopback network of its own, and one host turn against it: the
+//! machinery of tests/hosts.rs's collect-later tests, for the tests that
+//! drive a real host over MCP (tests/mcp_http.rs).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::clients::{offline, tests_dir};
+use super::process::exit_within;
+
+/// A loopback network of its own (a network namespace, where `unshare`
+/// allows it) holding the model stand-in; an inbox, the hosts and the
+/// person's `inbox` verbs join it through [`Network::command`], so the
+/// hosts' calls home never leave the machine and still reach the inbox.
+pub struct Network {
+    stand_in: Child,
+    /// A line here lets the stand-in answer the host's next tool result.
+    go_on: ChildStdin,
+    namespaced: bool,
+    /// The stand-in's lines after the first: what the model did and saw.
+    pub events: Receiver<Value>,
+    /// The stand-in's port on 127.0.0.1 (Anthropic `/v1/messages`, OpenAI `/v1/responses`).
+    pub port: u16,
+}
+
+impl Network {
+    pub fn start() -> Network {
+        let mut command = offline("python3");
+        let namespaced = command.get_program() == "unshare";
+        let mut stand_in = command
+            .arg(tests_dir("hosts").join("model_stand_in.py"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = stand_in.stdout.take().unwrap();
+        let (send, events) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                let event = serde_json::from_str(&line).unwrap_or_else(|_| json!({"line": line}));
+                if send.send(event).is_err() {
+                    return;
+                }
+            }
+        });
+        // It prints its port once it listens (in the namespace, loopback up).
+        let first = events.recv_timeout(Duration::from_secs(30));
+        let port = first
+            .as_ref()
+            .ok()
+            .and_then(|first| first["port"].as_u64())
+            .unwrap_or_else(|| panic!("the model stand-in did not start: {first:?}"));
+        Network {
+            go_on: stand_in.stdin.take().unwrap(),
+            stand_in,
+            namespaced,
+            events,
+            port: u16::try_from(port).unwrap(),
+        }
+    }
+
+    /// `program` on this network.
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        if !self.namespaced {
+            return Command::new(program);
+        }
+        let mut command = Command::new("nsenter");
+        command
+            .arg(format!("--target={}", self.stand_in.id()))
+            .args(["--net", "--"])
+            .arg(program);
+        command
+    }
+
+    /// The stand-in's base URL for the hosts (`ANTHROPIC_BASE_URL`, `…/v1` for Codex).
+    pub fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Lets the model answer the tool result it holds: the host's turn ends.
+    pub fn go_on(&self) {
+        (&self.go_on).write_all(b"\n").unwrap();
+    }
+
+    /// Asserts the model did nothing more.
+    pub fn no_more_events(&self) {
+        let more: Vec<Value> = self.events.try_iter().collect();
+        assert!(more.is_empty(), "the model did more: {more:?}");
+    }
+}
+
+impl Drop for Network {
+    fn drop(&mut self) {
+        let _ = self.stand_in.kill();
+        let _ = self.stand_in.wait();
+    }
+}
+
+/// One host turn, running in a process group of its own (a host that
+/// overruns or a failed test ends it whole), its output going to `log`.
+pub struct HostTurn {
+    child: Child,
+    log: PathBuf,
+    limit: Duration,
+}
+
+impl HostTurn {
+    /// Starts `command`; the turn, and each wait on it, may take `limit`.
+    pub fn start(command: &mut Command, log: &Path, limit: Duration) -> HostTurn {
+        let file = std::fs::File::create(log).unwrap();
+        command
+            .stdin(Stdio::null())
+            .stdout(file.try_clone().unwrap())
+            .stderr(file);
+        // Its own process group, so that the drop below ends the host's children too.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(command, 0);
+        let child = command.spawn().unwrap();
+        HostTurn {
+            child,
+            log: log.to_path_buf(),
+            limit,
+        }
+    }
+
+    pub fn output(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// The model's next event; a failure when the host ends first or the
+    /// wait takes over the turn's limit.
+    pub fn next_event(&mut self, network: &Network, what: &str) -> Value {
+        let deadline = Instant::now() + self.limit;
+        loop {
+            match network.events.recv_timeout(Duration::from_millis(50)) {
+                Ok(event) => return event,
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("the model stand-in ended before it {what}")
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if let Some(status) = self.child.try_wait().unwrap() {
+                panic!(
+                    "the host ended ({status}) before the model {what}: {}",
+                    self.output()
+                );
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the model never {what} within {:?}: {}",
+                self.limit,
+                self.output()
+            );
+        }
+    }
+
+    /// Asserts the host is still running (it waits for a tool call, say).
+    pub fn assert_running(&mut self, what: &str) {
+        if let Some(status) = self.child.try_wait().unwrap() {
+            panic!("the host ended ({status}) {what}: {}", self.output());
+        }
+    }
+
+    /// Waits for the end of the turn: (exit code, stdout + stderr).
+    pub fn finish(mut self) -> (i32, String) {
+        let status = exit_within(&mut self.child, self.limit, Duration::from_millis(50));
+        let status = status.unwrap_or_else(|| {
+            panic!(
+                "the host's turn took over {:?}: {}",
+                self.limit,
+                self.output()
+            )
+        });
+        (status.code().unwrap_or(-1), self.output())
+    }
+}
+
+impl Drop for HostTurn {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            // SAFETY: kill(2) on the process group this test started.
+            #[cfg(unix)]
+            unsafe {
+                libc::kill(-(self.child.id() as i32), libc::SIGKILL)
+            };
+            #[cfg(not(unix))]
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// The text of a tool result as the host gave it to the model: a string,
+/// content blocks, or Codex's output object.
+pub fn result_text(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .map(|block| block["text"].as_str().unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Value::Object(output) => result_text(output.get("content").unwrap_or(&Value::Null)),
+        _ => String::new(),
+    }
+}
+
+/// The answer document in a tool result's text (Codex puts its own lines first).
+pub fn document_in(text: &str) -> Value {
+    let line = text
+        .lines()
+        .find(|line| line.starts_with(r#"{"tool":"ask_user""#))
+        .unwrap_or_else(|| panic!("no ask_user document in {text:?}"));
+    serde_json::from_str(line).unwrap()
+}
