@@ -118,17 +118,28 @@ fn claude_turn(hook_reply: Value) -> Value {
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["exit"], 0, "{report}");
     assert_eq!(report["result"], "MOCK MODEL SAW TOOL RESULT", "{report}");
-    // Claude Code speaks 2026-07-28: discovery, then the call, then the
-    // call again with the person's reply (the input_required round).
-    let methods: Vec<&str> = report["traffic"]
+    // Claude Code speaks 2026-07-28: discovery, the tools and (as the
+    // server offers resources, for MCP Apps) the resources, then the call,
+    // then the call again with the person's reply (the input_required round).
+    let mut methods: Vec<&str> = report["traffic"]
         .as_array()
         .unwrap()
         .iter()
         .filter_map(|message| message["method"].as_str())
         .collect();
+    // The two lists go out together, in either order.
+    if let Some(lists) = methods.get_mut(1..3) {
+        lists.sort_unstable();
+    }
     assert_eq!(
         methods,
-        ["server/discover", "tools/list", "tools/call", "tools/call"],
+        [
+            "server/discover",
+            "resources/list",
+            "tools/list",
+            "tools/call",
+            "tools/call"
+        ],
         "{report}"
     );
     let form = &report["hook_input"];
