@@ -67,6 +67,16 @@ impl Entry {
     }
 }
 
+/// A kept page's or question's id: 128 random bits, so that no other client
+/// can guess one to collect its answer.
+fn new_id() -> Result<String, AskError> {
+    crate::server::guard::random_hex(16).map_err(|e| {
+        AskError::InternalError(Detail::new(format!(
+            "the system random source failed ({e}); no id could be made"
+        )))
+    })
+}
+
 /// Keeps `document` unless an outcome is already there.
 fn decide(outcome: &Outcome, document: AnswerDocument) {
     outcome.send_if_modified(|kept| {
@@ -89,11 +99,7 @@ impl Kept {
     /// Keeps a page the caller started, as [`Kept::start_page`] does. (Added
     /// for URL-mode elicitation, src/mcp/url.rs: its page offers Decline.)
     pub fn keep(&self, session: WebSession) -> Result<KeptPage, AskError> {
-        let id = crate::server::guard::random_hex(16).map_err(|e| {
-            AskError::InternalError(Detail::new(format!(
-                "the system random source failed ({e}); no id could be made"
-            )))
-        })?;
+        let id = new_id()?;
         let url = session.url();
         let outcome: Outcome = Arc::new(watch::channel(None).0);
         let task = {
@@ -109,17 +115,10 @@ impl Kept {
                 decide(&outcome, document);
             }
         };
-        let page = tokio::spawn(task).abort_handle();
-        let mut entries = self.entries();
-        while entries.len() >= MAX_KEPT {
-            if let Some(oldest) = entries.pop_front() {
-                oldest.close(AnswerDocument::unanswered(Unanswered::Cancelled));
-            }
-        }
-        entries.push_back(Entry {
+        self.admit(Entry {
             id: id.clone(),
             outcome,
-            page,
+            page: tokio::spawn(task).abort_handle(),
         });
         Ok(KeptPage { id, url })
     }
@@ -176,11 +175,7 @@ impl Kept {
     /// `timeout` passes (`None`: never) and the kept outcome is timed out.
     /// Must be called inside the server's tokio runtime.
     pub fn keep_question(&self, timeout: Option<Duration>) -> Result<String, AskError> {
-        let id = crate::server::guard::random_hex(16).map_err(|e| {
-            AskError::InternalError(Detail::new(format!(
-                "the system random source failed ({e}); no id could be made"
-            )))
-        })?;
+        let id = new_id()?;
         let outcome: Outcome = Arc::new(watch::channel(None).0);
         let task = {
             let outcome = Arc::clone(&outcome);
@@ -192,17 +187,10 @@ impl Kept {
                 decide(&outcome, AnswerDocument::unanswered(Unanswered::TimedOut));
             }
         };
-        let page = tokio::spawn(task).abort_handle();
-        let mut entries = self.entries();
-        while entries.len() >= MAX_KEPT {
-            if let Some(oldest) = entries.pop_front() {
-                oldest.close(AnswerDocument::unanswered(Unanswered::Cancelled));
-            }
-        }
-        entries.push_back(Entry {
+        self.admit(Entry {
             id: id.clone(),
             outcome,
-            page,
+            page: tokio::spawn(task).abort_handle(),
         });
         Ok(id)
     }
@@ -244,6 +232,18 @@ impl Kept {
             .iter()
             .find(|entry| entry.id == id)
             .map(|entry| Arc::clone(&entry.outcome))
+    }
+
+    /// Adds `entry`, first closing the oldest (as cancelled) while
+    /// [`MAX_KEPT`] are kept: memory stays bounded whatever a client asks.
+    fn admit(&self, entry: Entry) {
+        let mut entries = self.entries();
+        while entries.len() >= MAX_KEPT {
+            if let Some(oldest) = entries.pop_front() {
+                oldest.close(AnswerDocument::unanswered(Unanswered::Cancelled));
+            }
+        }
+        entries.push_back(entry);
     }
 
     fn entries(&self) -> MutexGuard<'_, VecDeque<Entry>> {
