@@ -23,7 +23,7 @@ use common::page::{self, Response, connect, read_response, same_origin_request};
 use common::process::refusing_port;
 #[cfg(target_os = "linux")]
 use common::process::{cpu_ticks, memory_kib};
-use common::process::{exit_with_one_line, exit_within, spawn_asking, without_tty};
+use common::process::{exit_with_one_line, exit_within, json_client, spawn_asking, without_tty};
 
 const DATABASE: &str = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"]}"#;
 const EXTRAS: &str =
@@ -1137,28 +1137,10 @@ fn mcp_calls(
         "elicit": false,
         "calls": calls,
     });
-    let mut child = Command::new(python)
-        .arg(tests_dir("mcp").join("py_client.py"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(scenario.to_string().as_bytes())
-        .unwrap();
-    std::thread::spawn(move || {
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "py_client failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
-    })
+    json_client(
+        Command::new(python).arg(tests_dir("mcp").join("py_client.py")),
+        &scenario,
+    )
 }
 
 fn mcp_without_an_inbox_is_a_no_inbox_error_result() {

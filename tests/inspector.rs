@@ -18,21 +18,7 @@ use std::process::{Command, Stdio};
 use serde_json::{Value, json};
 
 use common::bin;
-use common::clients::{mcp_inspector, mcpdo, node22_path};
-
-/// A scratch HOME (both keep a catalog and secrets under it), Node 22 first
-/// on PATH, no stdin.
-fn command(program: &Path, home: &Path) -> Command {
-    let mut command = Command::new(program);
-    command
-        .env("HOME", home)
-        .env("PATH", node22_path())
-        .env("MCP_INSPECTOR_SECRET_STORE", "file")
-        .env_remove("MCP_INSPECTOR_DAEMON_DIR")
-        .env_remove("MCP_INSPECTOR_DAEMON_TOKEN")
-        .stdin(Stdio::null());
-    command
-}
+use common::clients::{inspector_command, mcp_inspector, mcpdo};
 
 /// What one CLI run printed: exit code, stdout as JSON, stderr.
 struct Printed {
@@ -90,7 +76,7 @@ fn too_large_padding() -> ToolArgs {
 /// `mcp-inspector --cli bin() SERVER_ARGS --method tools/call` with `tool_args`
 /// (key=value, the value parsed as JSON where it is JSON).
 fn inspector_call(home: &Path, server_args: &[&str], tool_args: &[(String, String)]) -> Printed {
-    let mut command = command(&mcp_inspector(), home);
+    let mut command = inspector_command(&mcp_inspector(), home);
     command.arg("--cli").arg(bin()).args(server_args);
     command.args(["--method", "tools/call", "--tool-name", "ask_user"]);
     for (key, value) in tool_args {
@@ -111,7 +97,7 @@ fn question(text: &str) -> ToolArgs {
 
 fn inspector_lists_the_tool_with_no_portability_problem() {
     let home = tempfile::tempdir().unwrap();
-    let mut command = command(&mcp_inspector(), home.path());
+    let mut command = inspector_command(&mcp_inspector(), home.path());
     command
         .arg("--cli")
         .arg(bin())
@@ -190,7 +176,7 @@ impl Mcpdo {
     fn start(servers: &[(&str, Vec<&str>)]) -> Mcpdo {
         let program = mcpdo();
         let home = tempfile::tempdir().unwrap();
-        let output = command(&program, home.path())
+        let output = inspector_command(&program, home.path())
             .arg("private")
             .output()
             .unwrap();
@@ -224,7 +210,7 @@ impl Mcpdo {
     }
 
     fn command(&self) -> Command {
-        let mut command = command(&self.program, self.home.path());
+        let mut command = inspector_command(&self.program, self.home.path());
         command.envs(self.daemon.iter().map(|(k, v)| (k, v)));
         command.args(["--format", "json"]);
         command

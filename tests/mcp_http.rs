@@ -28,7 +28,6 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -37,12 +36,11 @@ use serde_json::{Value, json};
 
 use common::bin;
 use common::browser::Browser;
-use common::clients::{
-    chromium, claude_code, codex, mcp_python, mcp_typescript_sdk, node22_path, tests_dir,
-};
+use common::clients::{chromium, claude_code, codex, mcp_python, mcp_typescript_sdk, tests_dir};
 use common::page::{self, Response, read_response};
-use common::process::{exit_within, spawn_inbox};
-use common::stand_in::{HostTurn, Network, document_in, result_text};
+use common::process::{exit_within, json_client, spawn_inbox};
+use common::scratch::Scratch;
+use common::stand_in::{HostTurn, Network, QUESTION, postgres_answer};
 
 const DATABASE: &str = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"]}"#;
 const EXTRAS: &str =
@@ -189,51 +187,22 @@ fn until(limit: Duration, what: &str, mut condition: impl FnMut() -> bool) {
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
 
-/// Runs a client script with `scenario` on stdin on a thread; its JSON line.
-fn client(mut command: Command, scenario: Value) -> std::thread::JoinHandle<Value> {
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(scenario.to_string().as_bytes())
-        .unwrap();
-    std::thread::spawn(move || {
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "the client failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!(
-                "{e}: {}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            )
-        })
-    })
-}
-
 /// tests/mcp/ts_http.mjs with `sdk` ("v1" or "v2") and `scenario` (url, token, calls…).
 fn ts_http(dir: &Path, sdk: &str, mut scenario: Value) -> std::thread::JoinHandle<Value> {
     scenario["sdk"] = json!(sdk);
-    let mut command = Command::new("node");
-    command.arg("ts_http.mjs").current_dir(dir);
-    client(command, scenario)
+    json_client(
+        Command::new("node").arg("ts_http.mjs").current_dir(dir),
+        &scenario,
+    )
 }
 
 /// tests/mcp/py_http.py in the SDK's `mode` with `scenario`.
 fn py_http(python: &Path, mode: &str, mut scenario: Value) -> std::thread::JoinHandle<Value> {
     scenario["mode"] = json!(mode);
-    let mut command = Command::new(python);
-    command.arg(tests_dir("mcp").join("py_http.py"));
-    client(command, scenario)
+    json_client(
+        Command::new(python).arg(tests_dir("mcp").join("py_http.py")),
+        &scenario,
+    )
 }
 
 fn calls(inbox: &Inbox, arguments: &[&str]) -> Value {
@@ -583,42 +552,6 @@ fn stalled_bodies_and_floods_on_mcp_do_not_block_the_persons_answer() {
 /// on a loaded machine included; a turn takes a few seconds.
 const HOST_TURN: Duration = Duration::from_secs(60);
 
-/// The question the model stand-in asks (tests/hosts/model_stand_in.py).
-const STAND_IN_QUESTION: &str =
-    r#"{"question":"Which database should we use?","options":["SQLite","Postgres"]}"#;
-
-/// A scratch HOME, a project folder (a git repository, as Claude Code
-/// expects) and the host's log.
-struct Scratch {
-    dir: tempfile::TempDir,
-}
-
-impl Scratch {
-    fn new() -> Scratch {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir(dir.path().join("home")).unwrap();
-        std::fs::create_dir(dir.path().join("project")).unwrap();
-        let git = Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(dir.path().join("project"))
-            .status();
-        assert!(git.is_ok_and(|s| s.success()), "git init");
-        Scratch { dir }
-    }
-
-    fn home(&self) -> std::path::PathBuf {
-        self.dir.path().join("home")
-    }
-
-    fn project(&self) -> std::path::PathBuf {
-        self.dir.path().join("project")
-    }
-
-    fn log(&self) -> std::path::PathBuf {
-        self.dir.path().join("host.log")
-    }
-}
-
 /// A host's turn in which it had connected to /mcp twice, as `ask_user`
 /// with the inbox token and as `no_token` without it, goes through the
 /// inbox: the model sees `listed_as` (and nothing of `no_token`) among the
@@ -633,7 +566,7 @@ fn turn_through_the_inbox(
     listed_as: &str,
     source: &str,
 ) {
-    let question: Value = serde_json::from_str(STAND_IN_QUESTION).unwrap();
+    let question: Value = serde_json::from_str(QUESTION).unwrap();
     let call = turn.next_event(network, "called ask_user");
     assert_eq!(call["event"], "call", "{call}");
     assert_eq!(call["input"], question, "{call}");
@@ -681,22 +614,12 @@ fn turn_through_the_inbox(
     assert!(pending[0]["source"].get("cwd").is_none(), "{pending:?}");
     assert!(pending[0]["source"].get("pid").is_none(), "{pending:?}");
 
-    let answer = json!({"tool": "ask_user", "version": 1, "status": "ok", "answered": true,
-        "cancelled": false, "timedOut": false, "inboxId": id,
-        "answers": [{"questionId": "q1", "values": ["Postgres"], "optionIds": ["2"]}]});
+    let answer = postgres_answer(&id);
     let (code, out) = verb(&["answer", &id, "--reply", "2"]);
     assert_eq!(code, 0, "{out}");
     assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), answer);
 
-    let result = turn.next_event(network, "saw the call's result");
-    assert_eq!(result["event"], "result", "{result}");
-    assert_ne!(result["is_error"], true, "{result}");
-    assert_eq!(document_in(&result_text(&result["content"])), answer);
-    network.go_on();
-    let (code, text) = turn.finish();
-    assert_eq!(code, 0, "{text}");
-    assert!(text.contains("MOCK MODEL SAW TOOL RESULT"), "{text}");
-    network.no_more_events();
+    turn.ends_with_the_answer(network, "saw the call's result", &answer);
     assert_eq!(verb(&["list"]), (0, String::new()));
 }
 
@@ -715,21 +638,12 @@ fn claude_code_calls_ask_user_over_http_and_gets_the_answer_from_the_inbox() {
     let inbox = Inbox::spawn(&mut network.command(bin()));
     let scratch = Scratch::new();
     let claude_in = |args: &[&str]| {
-        let output = network
-            .command(&claude)
-            .args(args)
-            .env("HOME", scratch.home())
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .current_dir(scratch.project())
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        (output.status.code().unwrap_or(-1), text)
+        scratch.run(
+            network
+                .command(&claude)
+                .args(args)
+                .env_remove("CLAUDE_CONFIG_DIR"),
+        )
     };
     let url = inbox.mcp_url();
     let header = format!("Authorization: Bearer {}", inbox.token);
@@ -750,23 +664,12 @@ fn claude_code_calls_ask_user_over_http_and_gets_the_answer_from_the_inbox() {
     assert!(line("ask_user").ends_with("✔ Connected"), "{text}");
     assert!(line("no_token").contains("✘ Failed to connect"), "{text}");
 
-    let mut command = network.command(&claude);
+    let mut command = network.claude(&claude, &scratch);
     command
         .args(["-p", "Ask me which database to use."])
         .args(["--allowedTools", "mcp__ask_user__ask_user"])
-        .args(["--output-format", "json"])
-        .env("HOME", scratch.home())
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env("ANTHROPIC_BASE_URL", network.base_url())
-        .env("ANTHROPIC_API_KEY", "dummy")
-        // Offer the MCP tool to the model directly, not through tool search.
-        .env("ENABLE_TOOL_SEARCH", "false")
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env("DISABLE_TELEMETRY", "1")
-        .env("DISABLE_ERROR_REPORTING", "1")
-        .current_dir(scratch.project());
-    let turn = HostTurn::start(&mut command, &scratch.log(), HOST_TURN);
+        .args(["--output-format", "json"]);
+    let turn = HostTurn::start(&mut command, &scratch.path("host.log"), HOST_TURN);
     turn_through_the_inbox(
         &network,
         &inbox,
@@ -789,48 +692,29 @@ fn codex_calls_ask_user_over_http_and_gets_the_answer_from_the_inbox() {
     let network = Network::start();
     let inbox = Inbox::spawn(&mut network.command(bin()));
     let scratch = Scratch::new();
-    let codex_home = scratch.home().join(".codex");
-    std::fs::create_dir_all(&codex_home).unwrap();
-    let config = format!(
-        r#"model = "stand-in"
-model_provider = "stand_in"
-approval_policy = "never"
-
-[model_providers.stand_in]
-name = "model stand-in"
-base_url = "{base}/v1"
-wire_api = "responses"
-request_max_retries = 0
-stream_max_retries = 0
-
-[mcp_servers.ask_user]
+    let mcp_servers = format!(
+        r#"[mcp_servers.ask_user]
 url = "{url}"
 bearer_token_env_var = "ASK_USER_TOKEN"
 
 [mcp_servers.no_token]
 url = "{url}"
 "#,
-        base = network.base_url(),
         url = inbox.mcp_url(),
     );
-    std::fs::write(codex_home.join("config.toml"), &config).unwrap();
-    let mut command = network.command(&codex);
+    let mut command = network.codex(&codex, &scratch, &mcp_servers);
     command
         .args([
             "exec",
             "--skip-git-repo-check",
             "Ask me which database to use.",
         ])
-        .env("HOME", scratch.home())
-        .env("CODEX_HOME", &codex_home)
-        .env("PATH", node22_path())
-        .env("ASK_USER_TOKEN", &inbox.token)
-        .current_dir(scratch.project());
-    let turn = HostTurn::start(&mut command, &scratch.log(), HOST_TURN);
+        .env("ASK_USER_TOKEN", &inbox.token);
+    let turn = HostTurn::start(&mut command, &scratch.path("host.log"), HOST_TURN);
     // Codex speaks the initialize era, whose clientInfo a stateless server
     // does not see on the call: the inbox names it by its User-Agent.
     turn_through_the_inbox(&network, &inbox, turn, "mcp__ask_user/ask_user", "codex");
-    let written = std::fs::read_to_string(codex_home.join("config.toml")).unwrap();
+    let written = std::fs::read_to_string(scratch.home().join(".codex/config.toml")).unwrap();
     assert!(!written.contains(&inbox.token), "{written}");
     inbox.stop();
 }

@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 
 use common::bin;
 use common::browser::Browser;
-use common::clients::{chromium, mcp_typescript_sdk, mcpdo, node22_path, require, runs};
+use common::clients::{chromium, inspector_command, mcp_typescript_sdk, mcpdo, require, runs};
 use common::mcp_raw::Raw;
 use common::process::{output_with_stdin, port_is_closed, spawn_inbox};
 
@@ -321,16 +321,10 @@ fn mcpdo_in_url_mode_reaches_the_page_in_both_eras() {
     let chromium = chromium(&["playwright-core"]);
     let home = tempfile::tempdir().unwrap();
     let base = |home: &std::path::Path| {
-        let mut command = Command::new(&program);
+        let mut command = inspector_command(&program, home);
         command
-            .env("HOME", home)
-            .env("PATH", node22_path())
-            .env("MCP_INSPECTOR_SECRET_STORE", "file")
-            .env_remove("MCP_INSPECTOR_DAEMON_DIR")
-            .env_remove("MCP_INSPECTOR_DAEMON_TOKEN")
             .env_remove("ASK_USER_INBOX")
-            .env_remove("ASK_USER_TOKEN")
-            .stdin(Stdio::null());
+            .env_remove("ASK_USER_TOKEN");
         command
     };
     let private = base(home.path()).arg("private").output().unwrap();

@@ -133,6 +133,21 @@ pub fn mcpdo() -> PathBuf {
     host_program(".bin/mcpdo", true, "Node 22 and mcpdo (MCP Inspector)")
 }
 
+/// `program` (the Inspector CLI or mcpdo) with a scratch HOME (both keep a
+/// catalog and secrets under it, mcpdo its daemon too, none of the
+/// person's), Node 22 first on PATH, secrets in a file, no stdin.
+pub fn inspector_command(program: &Path, home: &Path) -> Command {
+    let mut command = Command::new(program);
+    command
+        .env("HOME", home)
+        .env("PATH", node22_path())
+        .env("MCP_INSPECTOR_SECRET_STORE", "file")
+        .env_remove("MCP_INSPECTOR_DAEMON_DIR")
+        .env_remove("MCP_INSPECTOR_DAEMON_TOKEN")
+        .stdin(Stdio::null());
+    command
+}
+
 /// Claude Code's native Linux x86_64 build.
 pub fn claude_code() -> PathBuf {
     host_program(

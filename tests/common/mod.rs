@@ -3,7 +3,8 @@
 //! counts a test whose client is missing as ignored (`harness`); child
 //! processes and ports (`process`); a raw JSON-RPC client for `ask_user mcp`
 //! (`mcp_raw`); the model stand-in's loopback network and a host's turn on
-//! it (`stand_in`).
+//! it (`stand_in`), and the scratch HOME and project a host runs in
+//! (`scratch`).
 #![allow(dead_code)]
 
 pub mod browser;
@@ -18,6 +19,7 @@ pub mod harness;
 pub mod mcp_raw;
 pub mod page;
 pub mod process;
+pub mod scratch;
 pub mod stand_in;
 // Unix only: pseudo-terminals through rexpect (a Unix-only dev-dependency).
 #[cfg(unix)]

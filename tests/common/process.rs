@@ -1,11 +1,14 @@
-//! Child processes and ports: input on stdin, an exit with a hang guard, a
-//! closed port, a child without a terminal, and what a process uses
+//! Child processes and ports: input on stdin, a client script's JSON on a
+//! thread, an exit with a hang guard, a closed port, a child without a terminal, and what a process uses
 //! (memory, CPU, open files) as /proc says.
 
 use std::io::Write;
 use std::net::TcpStream;
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+use serde_json::Value;
 
 /// Runs `command` with `input` on its stdin and its stdout piped (stderr as
 /// the caller set it); its output.
@@ -16,6 +19,39 @@ pub fn output_with_stdin(command: &mut Command, input: &[u8]) -> std::io::Result
         .spawn()?;
     child.stdin.take().unwrap().write_all(input)?;
     child.wait_with_output()
+}
+
+/// Runs a client script, `command` with `scenario` on its stdin, on a
+/// thread: the JSON document it prints. A failed exit, or output that is not
+/// JSON, fails the test with what the script printed.
+pub fn json_client(command: &mut Command, scenario: &Value) -> JoinHandle<Value> {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(scenario.to_string().as_bytes())
+        .unwrap();
+    std::thread::spawn(move || {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "the client failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{e}: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })
+    })
 }
 
 /// Starts `command` as `ask_user inbox --port 0` on the state folder

@@ -1,7 +1,7 @@
 //! The scripted stand-in for the models' APIs (tests/hosts/model_stand_in.py)
-//! on a loopback network of its own, and one host turn against it: the
-//! machinery of tests/hosts.rs's collect-later tests, for the tests that
-//! drive a real host over MCP (tests/mcp_http.rs).
+//! on a loopback network of its own, and one host turn against it: for the
+//! tests that drive a real host over MCP (tests/hosts.rs's collect-later
+//! tests, tests/mcp_http.rs).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -11,8 +11,21 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::clients::{offline, tests_dir};
+use super::clients::{node22_path, offline, tests_dir};
 use super::process::exit_within;
+use super::scratch::Scratch;
+
+/// The question the model stand-in asks (tests/hosts/model_stand_in.py).
+pub const QUESTION: &str =
+    r#"{"question":"Which database should we use?","options":["SQLite","Postgres"]}"#;
+
+/// The answer document for [`QUESTION`] answered "Postgres" (`--reply 2`)
+/// in the inbox, where it is `id`.
+pub fn postgres_answer(id: &str) -> Value {
+    json!({"tool": "ask_user", "version": 1, "status": "ok", "answered": true,
+        "cancelled": false, "timedOut": false, "inboxId": id,
+        "answers": [{"questionId": "q1", "values": ["Postgres"], "optionIds": ["2"]}]})
+}
 
 /// A loopback network of its own (a network namespace, where `unshare`
 /// allows it) holding the model stand-in; an inbox, the hosts and the
@@ -82,6 +95,57 @@ impl Network {
     /// The stand-in's base URL for the hosts (`ANTHROPIC_BASE_URL`, `…/v1` for Codex).
     pub fn base_url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Claude Code (`claude`, the caller adds `-p …`) on this network, in
+    /// `scratch`, its model the Anthropic stand-in: the MCP tools offered to
+    /// the model directly (not through tool search), no traffic home.
+    pub fn claude(&self, claude: &Path, scratch: &Scratch) -> Command {
+        let mut command = self.command(claude);
+        command
+            .env("HOME", scratch.home())
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env("ANTHROPIC_BASE_URL", self.base_url())
+            .env("ANTHROPIC_API_KEY", "dummy")
+            .env("ENABLE_TOOL_SEARCH", "false")
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("DISABLE_ERROR_REPORTING", "1")
+            .current_dir(scratch.project());
+        command
+    }
+
+    /// Codex (`codex`, under Node 22; the caller adds `exec …`) on this
+    /// network, in `scratch`, its model the OpenAI Responses stand-in (no
+    /// retries, no approvals) and its MCP servers `mcp_servers` (TOML
+    /// tables), all in `scratch`'s `.codex/config.toml`.
+    pub fn codex(&self, codex: &Path, scratch: &Scratch, mcp_servers: &str) -> Command {
+        let codex_home = scratch.home().join(".codex");
+        std::fs::create_dir_all(&codex_home).unwrap();
+        let config = format!(
+            r#"model = "stand-in"
+model_provider = "stand_in"
+approval_policy = "never"
+
+[model_providers.stand_in]
+name = "model stand-in"
+base_url = "{base}/v1"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+
+{mcp_servers}"#,
+            base = self.base_url(),
+        );
+        std::fs::write(codex_home.join("config.toml"), config).unwrap();
+        let mut command = self.command(codex);
+        command
+            .env("HOME", scratch.home())
+            .env("CODEX_HOME", &codex_home)
+            .env("PATH", node22_path())
+            .current_dir(scratch.project());
+        command
     }
 
     /// Lets the model answer the tool result it holds: the host's turn ends.
@@ -166,6 +230,21 @@ impl HostTurn {
         if let Some(status) = self.child.try_wait().unwrap() {
             panic!("the host ended ({status}) {what}: {}", self.output());
         }
+    }
+
+    /// The rest of a turn whose call the person answered: the model's next
+    /// event (`what`) is a tool result that holds `answer`; the model then
+    /// answers it, the turn ends cleanly, and the model did nothing more.
+    pub fn ends_with_the_answer(mut self, network: &Network, what: &str, answer: &Value) {
+        let result = self.next_event(network, what);
+        assert_eq!(result["event"], "result", "{result}");
+        assert_ne!(result["is_error"], true, "{result}");
+        assert_eq!(&document_in(&result_text(&result["content"])), answer);
+        network.go_on();
+        let (code, text) = self.finish();
+        assert_eq!(code, 0, "{text}");
+        assert!(text.contains("MOCK MODEL SAW TOOL RESULT"), "{text}");
+        network.no_more_events();
     }
 
     /// Waits for the end of the turn: (exit code, stdout + stderr).
