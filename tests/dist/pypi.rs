@@ -491,6 +491,19 @@ pub fn pypi_maturin_reads_pyproject_to_the_wheels_metadata() {
     let dist = dist();
     let maturin = pinned_tool("maturin");
     let scratch = tempfile::tempdir().unwrap();
+    // maturin runs `cargo metadata`, which wants every package of the lock,
+    // for every target (a build fetches only the host's): fetched first,
+    // online, so that maturin itself runs offline.
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    ok(
+        Command::new(cargo)
+            .args(["fetch", "--locked", "--quiet"])
+            .current_dir(&dist.clone)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap(),
+        "cargo fetch",
+    );
     ok(
         offline(&maturin)
             .args(["sdist", "--out"])
