@@ -118,9 +118,29 @@ impl Announced {
 }
 
 /// Text for an environment variable: no controls, one line, at most
-/// [`MAX_QUESTION_CHARS`].
+/// [`MAX_QUESTION_CHARS`]. On Windows also without cmd's metacharacters
+/// ([`cmd_inert`]): cmd expands `%ASK_USER_QUESTION%` before it parses the
+/// line, so an `&` in an agent's question would run as a command in a CMD
+/// that names the variable, as docs/inbox.md warns not to.
 fn one_line(text: &str) -> String {
-    crate::sanitize::one_line(text, MAX_QUESTION_CHARS)
+    let line = crate::sanitize::one_line(text, MAX_QUESTION_CHARS);
+    if cfg!(windows) {
+        cmd_inert(&line)
+    } else {
+        line
+    }
+}
+
+/// `text` with each character that cmd gives a meaning to after `%VAR%`
+/// expansion (`& | < > ^ " ( ) %`, and `!` under delayed expansion) made a
+/// space: a value expanded into a command line stays text wherever it lands.
+fn cmd_inert(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '&' | '|' | '<' | '>' | '^' | '"' | '(' | ')' | '%' | '!' => ' ',
+            c => c,
+        })
+        .collect()
 }
 
 /// How one run ended.
@@ -256,6 +276,31 @@ mod tests {
         assert_eq!(Announced::read("{}"), None);
     }
 
+    #[test]
+    fn cmd_metacharacters_become_spaces_and_the_rest_stays() {
+        assert_eq!(
+            cmd_inert(r#"Ship? & del /q * | x < y > z ^ "q" (a) %PATH% !v!"#),
+            "Ship?   del /q *   x   y   z    q   a   PATH   v "
+        );
+        assert_eq!(
+            cmd_inert("Déployer où ? ok: 1, 2; [x] {y}"),
+            "Déployer où ? ok: 1, 2; [x] {y}"
+        );
+        // What a notify command gets: inert on Windows only, where cmd
+        // expands %VAR% before it parses; sh's "$VAR" needs nothing.
+        let hostile = r#"{"prompt":{"question":"Go? & calc.exe > out"}}"#;
+        let read = Announced::read(&listed(hostile, Some("a|b"))).unwrap();
+        if cfg!(windows) {
+            assert_eq!(read.question, "Go?   calc.exe   out");
+            assert_eq!(read.asker.as_deref(), Some("a b"));
+        } else {
+            assert_eq!(read.question, "Go? & calc.exe > out");
+            assert_eq!(read.asker.as_deref(), Some("a|b"));
+        }
+        // The document on stdin is the prompt document, as it is.
+        assert_eq!(read.document, hostile);
+    }
+
     fn runtime() -> tokio::runtime::Runtime {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -350,6 +395,34 @@ mod tests {
                 && written.contains("ab12cd34|Q?|codex"),
             "{written:?}"
         );
+    }
+
+    /// A question read as the inbox reads it, with `& … >` in it, echoed by
+    /// a CMD that names it with %…% (what the docs warn against): only
+    /// text, and no second command writes a file.
+    #[cfg(windows)]
+    #[test]
+    fn a_hostile_question_in_percent_variables_runs_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let pwned = dir.path().join("pwned");
+        let question = format!(
+            r#"{{"prompt":{{"question":"Go? & echo x > {}"}}}}"#,
+            pwned.display().to_string().replace('\\', "\\\\")
+        );
+        let announced = Announced::read(&listed(&question, None)).unwrap();
+        let notify = Notify {
+            command: format!(r#"echo %ASK_USER_QUESTION% > "{}""#, out.display()),
+            time_limit: Duration::from_secs(60),
+        };
+        let ran = runtime().block_on(notify.run(&announced));
+        assert!(
+            matches!(ran, Ran::Done(status) if status.success()),
+            "{ran:?}"
+        );
+        let written = std::fs::read_to_string(&out).unwrap();
+        assert!(written.contains("Go?   echo x"), "{written:?}");
+        assert!(!pwned.exists(), "the question ran as a command");
     }
 
     #[cfg(windows)]
