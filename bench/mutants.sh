@@ -37,6 +37,8 @@ server/request|src/server/request.rs|--lib --test web --test web_hostile|not tes
 server/response|src/server/response.rs|--lib --test web --test web_hostile|not test(/^browser_/)
 setup/launch|src/setup/launch.rs|--lib --test setup_launch|all()
 generate|src/generate.rs|--test completions|all()
+mcp/kept|src/mcp/kept.rs|--lib --test mcp_fallbacks|all()
+mcp/inbox|src/mcp/inbox.rs|--lib --test mcp_http --test inbox|test(/^(mcp::inbox|three_http|a_question_whose_call_ended|an_mcp_call_times_out)/)
 EOF
 )
 # What runs without module names: everything between a question's bytes and a
@@ -92,6 +94,7 @@ run() {
 
   . bench/scratch-tree.sh
   copy_tree "$tree"
+  link_clients "$tree"
 
   export CARGO_TARGET_DIR=$tree/target
   # Mutants are meant to fail tests: debug info only slows every link.

@@ -32,3 +32,14 @@ copy_tree() {
   )
   rm -rf "$staging"
 }
+
+# link_clients DEST: the outside test clients installed here (git ignores them, so
+# copy_tree leaves them out) become symlinks in DEST, for the tests that drive them.
+link_clients() {
+  local dest client
+  dest=$(cd "$1" && pwd)
+  for client in tests/*/node_modules tests/*/.venv; do
+    [ -e "$client" ] || continue
+    [ -e "$dest/$client" ] || ln -s "$PWD/$client" "$dest/$client"
+  done
+}
