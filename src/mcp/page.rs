@@ -32,13 +32,8 @@ pub async fn ask_on_page(
     context: &RequestContext<RoleServer>,
     log_notices: bool,
 ) -> CallToolResult {
-    let web = WebOptions {
-        port: options.port,
-        open_browser: options.open_browser,
-        timeout,
-        // The client's cancel drops the page's future below, which closes it.
-        interrupt: None,
-    };
+    // The client's cancel drops the page's future below, which closes it.
+    let web = page_options(options, timeout);
     let session = match WebSession::start(prompt, &web) {
         Ok(session) => session,
         Err(err) => return result::error(&err),
@@ -107,12 +102,7 @@ pub async fn ask_on_kept_page(
     context: &RequestContext<RoleServer>,
     log_notices: bool,
 ) -> CallToolResult {
-    let web = WebOptions {
-        port: options.port,
-        open_browser: options.open_browser,
-        timeout,
-        interrupt: None,
-    };
+    let web = page_options(options, timeout);
     let page = match kept.start_page(prompt, &web) {
         Ok(page) => page,
         Err(err) => return result::error(&err),
@@ -210,4 +200,15 @@ pub fn shows_notices(level: LoggingLevel) -> bool {
         level,
         LoggingLevel::Debug | LoggingLevel::Info | LoggingLevel::Notice
     )
+}
+
+/// The answer page as `--port` and `--open` ask, for `timeout`. No
+/// interrupt: the call's own cancel (or the kept page's end) closes it.
+fn page_options(options: &Options, timeout: Option<Duration>) -> WebOptions {
+    WebOptions {
+        port: options.port,
+        open_browser: options.open_browser,
+        timeout,
+        interrupt: None,
+    }
 }
