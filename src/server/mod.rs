@@ -25,6 +25,9 @@
 //!   oldest unproven connection; when every connection has proven the token,
 //!   a spare descriptor lets the waiting connections in one request at a
 //!   time. Any failing `accept` pauses (doubling), so it never spins.
+//! - a connection ends with a lingering close (`linger.rs`: at most 1 s and
+//!   64 KiB), so that a refusal sent before the request was read reaches the
+//!   client on Windows too.
 //!
 //! Every POST must carry the server's own `Origin` and a JSON body; clients
 //! that are not browsers (an asker holding the token) send that Origin too.
@@ -40,6 +43,7 @@
 //! every connection are closed before it returns (or when it is dropped).
 
 pub mod guard;
+mod linger;
 pub mod request;
 pub mod response;
 
@@ -419,6 +423,7 @@ async fn serve_connection<A: App>(
         id,
     };
     let _ = stream.set_nodelay(true);
+    let stream = Arc::new(stream);
     let limits = Arc::clone(&shared.limits);
     let proven = Arc::clone(&connection);
     let service = service_fn(move |request| {
@@ -431,10 +436,21 @@ async fn serve_connection<A: App>(
         .header_read_timeout(limits.header_time)
         .max_buf_size(limits.max_header_bytes)
         .keep_alive(keep_alive == KeepAlive::Yes)
-        .serve_connection(TokioIo::new(stream), service);
-    tokio::select! {
-        _ = serving => {}
-        () = connection.evicted.notified() => {}
+        .serve_connection(
+            TokioIo::new(linger::SharedStream(Arc::clone(&stream))),
+            service,
+        );
+    let evicted = tokio::select! {
+        _ = serving => false,
+        () = connection.evicted.notified() => true,
+    };
+    // A refusal sent before the request was read (431, 413) must reach the
+    // client before the socket closes (linger.rs); eviction ends it at once.
+    if !evicted {
+        tokio::select! {
+            () = linger::linger(&stream) => {}
+            () = connection.evicted.notified() => {}
+        }
     }
     drop(registered);
 }

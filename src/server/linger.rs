@@ -1,0 +1,108 @@
+//! A lingering close: when a connection ends, this server stops writing,
+//! then reads and discards what the client still sends, for a bounded time,
+//! before it closes the socket.
+//!
+//! Why: a socket closed with unread bytes in it is reset, and on Windows the
+//! reset discards the data the client had not yet read. A client whose
+//! request head was too large (the 431) or whose body was refused (413, 401
+//! before the body) would then see "connection reset" instead of the
+//! refusal. Linux delivers the refusal anyway; Windows did not (found under
+//! wine: `server::tests::heads_must_be_small_and_timely`).
+//!
+//! The wait is bounded by [`LINGER_TIME`] and [`LINGER_BYTES`], and the
+//! connection keeps its slot meanwhile, so a client that keeps sending can
+//! hold a slot no longer than that, and eviction still ends it at once.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+
+/// The longest a closing connection is drained.
+pub const LINGER_TIME: Duration = Duration::from_secs(1);
+
+/// The most a closing connection's drain reads (then it closes anyway).
+pub const LINGER_BYTES: usize = 64 * 1024;
+
+/// The connection's socket, shared between hyper (which serves it) and the
+/// lingering close after hyper is done with it.
+#[derive(Clone)]
+pub struct SharedStream(pub Arc<TcpStream>);
+
+impl AsyncRead for SharedStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        loop {
+            ready!(self.0.poll_read_ready(cx))?;
+            match self.0.try_read(buf.initialize_unfilled()) {
+                Ok(n) => {
+                    buf.advance(n);
+                    return Poll::Ready(Ok(()));
+                }
+                // Readiness was stale: try_read cleared it; wait again.
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+    }
+}
+
+impl AsyncWrite for SharedStream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        loop {
+            ready!(self.0.poll_write_ready(cx))?;
+            match self.0.try_write(data) {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                done => return Poll::Ready(done),
+            }
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        // Writes go straight to the socket: nothing is buffered here.
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(stop_writing(&self.0))
+    }
+}
+
+fn stop_writing(stream: &TcpStream) -> io::Result<()> {
+    socket2::SockRef::from(stream).shutdown(std::net::Shutdown::Write)
+}
+
+/// Stops writing (the client reads everything sent, then end of file), then
+/// reads and discards until the client closes, [`LINGER_BYTES`] were read or
+/// [`LINGER_TIME`] passed. The socket closes when the last handle is dropped.
+pub async fn linger(stream: &TcpStream) {
+    // Already shut down (hyper's own graceful close) or gone: fine either way.
+    let _ = stop_writing(stream);
+    let drain = async {
+        let mut scratch = [0u8; 4096];
+        let mut read = 0;
+        while read < LINGER_BYTES {
+            if stream.readable().await.is_err() {
+                return;
+            }
+            match stream.try_read(&mut scratch) {
+                Ok(0) => return,
+                Ok(n) => read += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(_) => return,
+            }
+        }
+    };
+    let _ = tokio::time::timeout(LINGER_TIME, drain).await;
+}
