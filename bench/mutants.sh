@@ -39,6 +39,10 @@ setup/launch|src/setup/launch.rs|--lib --test setup_launch|all()
 generate|src/generate.rs|--test completions|all()
 mcp/kept|src/mcp/kept.rs|--lib --test mcp_fallbacks|all()
 mcp/inbox|src/mcp/inbox.rs|--lib --test mcp_http --test inbox|test(/^(mcp::inbox|three_http|a_question_whose_call_ended|an_mcp_call_times_out)/)
+inbox/store|src/inbox/store/mod.rs|--lib --test store|all()
+inbox/store/sqlite|src/inbox/store/sqlite.rs|--lib --test store|all()
+inbox/store/postgres|src/inbox/store/postgres.rs|--lib --test store --test team_inbox|all()
+inbox/hub|src/inbox/hub.rs|--lib --test team_inbox|all()
 EOF
 )
 # What runs without module names: everything between a question's bytes and a

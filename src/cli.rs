@@ -258,6 +258,11 @@ pub struct InboxArgs {
     /// also how long an outcome can be resumed. Seconds, or with a unit: 90s, 30m, 24h, 7d.
     #[arg(long, value_name = "TIME", default_value = "24h", value_parser = parse_retention)]
     pub retention: Duration,
+    /// Where questions are kept: a PostgreSQL URL (postgres://USER@HOST/DB, for
+    /// an inbox past one machine), or a SQLite file. Without it: ASK_USER_STORE; else
+    /// inbox.sqlite3 in the state folder.
+    #[arg(long, value_name = "URL|FILE")]
+    pub store: Option<String>,
 }
 
 #[derive(Subcommand)]

@@ -218,6 +218,12 @@ fn inbox(args: InboxArgs) -> i32 {
                         time_limit: args.notify_timeout,
                     }
                 }),
+                store: args
+                    .store
+                    .or_else(|| std::env::var("ASK_USER_STORE").ok())
+                    .filter(|store| !store.is_empty())
+                    .as_deref()
+                    .map(ask_user::inbox::store::Location::parse),
             };
             match ask_user::inbox::serve(options) {
                 Ok(()) => exit::OK,

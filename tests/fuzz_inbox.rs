@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use ask_user::error::{AskError, ErrorDocument};
 use ask_user::inbox::hub::Hub;
 use ask_user::inbox::routes::Inbox;
-use ask_user::inbox::store::Store;
+use ask_user::inbox::store::SqliteStore;
 use ask_user::server::Body;
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
@@ -86,7 +86,7 @@ struct InProcess {
 impl InProcess {
     fn new() -> InProcess {
         let dir = scratch();
-        let store = Store::open(&dir.path().join("inbox.sqlite3")).unwrap();
+        let store = Box::new(SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap());
         let day = Duration::from_secs(86_400);
         let hub = Hub::new(store, day, day).unwrap();
         InProcess {

@@ -6,6 +6,7 @@
 //! waiters and pages told.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -14,7 +15,9 @@ use serde_json::value::RawValue;
 use tokio::sync::{broadcast, watch};
 
 use super::metrics::{AskingFace, Metrics};
-use super::store::{self, Decided, Decision, Face, Millis, NewQuestion, Outcome, Source, Store};
+use super::store::{
+    self, Decided, Decision, Face, Millis, NewQuestion, Outcome, Source, Store, Stored,
+};
 use crate::answer::{AnswerDocument, Unanswered, resolve_replies};
 use crate::error::{AskError, Detail};
 use crate::model::Prompt;
@@ -186,8 +189,36 @@ struct Open {
     absent_since: Option<Instant>,
 }
 
+impl Open {
+    /// A pending question as stored. `absent_since`: when its asker's
+    /// absence began counting here (`None`: not here; its asker waits on
+    /// another replica, which watches it). `None` for an input that no
+    /// longer parses.
+    fn from_stored(stored: &Stored, absent_since: Option<Instant>) -> Option<Open> {
+        let question = &stored.question;
+        // A stored input was accepted once; the same parser accepts it again.
+        let prompt = crate::prompt::parse_input_or_prompt(question.input.as_bytes()).ok()?;
+        Some(Open {
+            prompt,
+            asked_at: question.asked_at,
+            source: question.source.clone(),
+            expires_at: question.expires_at,
+            document: question.prompt.clone(),
+            gone: stored.gone.clone(),
+            face: None,
+            outcome: watch::Sender::new(None),
+            waiters: 0,
+            absent_since,
+        })
+    }
+}
+
 pub struct Hub {
     state: Mutex<State>,
+    /// "sqlite" or "postgres".
+    store_kind: &'static str,
+    /// Whether the store answered its last contact (`/readyz`).
+    store_reachable: AtomicBool,
     changes: broadcast::Sender<Change>,
     /// How long a question may have no asker waiting before it is marked "asker gone".
     grace: Duration,
@@ -198,7 +229,7 @@ pub struct Hub {
 }
 
 struct State {
-    store: Store,
+    store: Box<dyn Store>,
     open: HashMap<String, Open>,
 }
 
@@ -206,32 +237,21 @@ impl Hub {
     /// Loads the pending questions of `store`. Their askers get `grace` to
     /// come back (they reconnect with backoff after an inbox restart); a
     /// question without its asker is kept for `retention`.
-    pub fn new(store: Store, grace: Duration, retention: Duration) -> Result<Hub, AskError> {
+    pub fn new(
+        mut store: Box<dyn Store>,
+        grace: Duration,
+        retention: Duration,
+    ) -> Result<Hub, AskError> {
         let now = Instant::now();
         let mut open = HashMap::new();
         for stored in store.pending().map_err(store_error)? {
-            let question = &stored.question;
-            // A stored input was accepted once; the same parser accepts it again.
-            let Ok(prompt) = crate::prompt::parse_input_or_prompt(question.input.as_bytes()) else {
-                continue;
-            };
-            open.insert(
-                stored.id,
-                Open {
-                    prompt,
-                    asked_at: question.asked_at,
-                    source: question.source.clone(),
-                    expires_at: question.expires_at,
-                    document: question.prompt.clone(),
-                    gone: stored.gone.clone(),
-                    face: None,
-                    outcome: watch::Sender::new(None),
-                    waiters: 0,
-                    absent_since: Some(now),
-                },
-            );
+            if let Some(question) = Open::from_stored(&stored, Some(now)) {
+                open.insert(stored.id, question);
+            }
         }
         Ok(Hub {
+            store_kind: store.kind(),
+            store_reachable: AtomicBool::new(true),
             state: Mutex::new(State { store, open }),
             changes: broadcast::Sender::new(CHANGES_BUFFER),
             grace,
@@ -329,6 +349,7 @@ impl Hub {
     /// else a [`Waiter`] that counts as the asker being present.
     pub fn wait(self: &Arc<Self>, id: &str) -> Result<Wait, AskError> {
         let mut state = self.state();
+        self.load(&mut state, id)?;
         if let Some(open) = state.open.get_mut(id) {
             open.waiters += 1;
             let mut came_back = open.absent_since.take().is_some();
@@ -354,7 +375,7 @@ impl Hub {
                 outcome,
             }));
         }
-        match decision(&state.store, id)? {
+        match decision(state.store.as_mut(), id)? {
             Some(decision) if self.expired(&decision, store::now_ms()) => {
                 Err(self.expired_question(id))
             }
@@ -381,8 +402,9 @@ impl Hub {
     /// wins; later ones get ALREADY_ANSWERED. Returns the document its asker gets.
     pub fn decide(&self, id: &str, action: Action, face: Face) -> Result<Arc<str>, AskError> {
         let mut state = self.state();
+        self.load(&mut state, id)?;
         let Some(open) = state.open.get(id) else {
-            return match decision(&state.store, id)? {
+            return match decision(state.store.as_mut(), id)? {
                 Some(decision) => Err(already_decided(id, &decision)),
                 None => Err(unknown_question(id)),
             };
@@ -422,8 +444,9 @@ impl Hub {
     /// document (an answer that beat the asker's timeout still reaches it).
     pub fn leave(&self, id: &str, why: Leaving) -> Result<Arc<str>, AskError> {
         let mut state = self.state();
+        self.load(&mut state, id)?;
         if !state.open.contains_key(id) {
-            return match decision(&state.store, id)? {
+            return match decision(state.store.as_mut(), id)? {
                 Some(decision) => Ok(decision.document.into()),
                 None => Err(unknown_question(id)),
             };
@@ -547,10 +570,23 @@ impl Hub {
             face,
             document: line.to_string(),
             at: store::now_ms(),
+            by: None,
         };
         match state.store.decide(id, &decision).map_err(store_error)? {
             Decided::Now => {}
-            Decided::Already(earlier) => return Err(already_decided(id, &earlier)),
+            Decided::Already(earlier) => {
+                // Another replica's outcome came first: its waiters here get it.
+                if let Some(open) = state.open.remove(id) {
+                    open.outcome
+                        .send_replace(Some(Arc::from(earlier.document.as_str())));
+                    let _ = self.changes.send(Change::Closed {
+                        id: id.to_string(),
+                        outcome: earlier.outcome,
+                        face: earlier.face,
+                    });
+                }
+                return Err(already_decided(id, &earlier));
+            }
             Decided::Unknown => return Err(unknown_question(id)),
         }
         if let Some(open) = state.open.remove(id) {
@@ -564,6 +600,86 @@ impl Hub {
             face,
         });
         Ok(line)
+    }
+
+    /// Brings question `id` up to the store after another replica changed
+    /// it (PostgreSQL's NOTIFY): asked there, it is listed here; decided
+    /// there, its waiters here get the outcome; its "asker gone" mark follows.
+    pub fn refresh(&self, id: &str) -> Result<(), AskError> {
+        let mut state = self.state();
+        if let Some(stored) = state.store.get(id).map_err(store_error)? {
+            self.reconcile(&mut state, stored);
+        }
+        Ok(())
+    }
+
+    /// Brings every question up to the store: after the replica may have
+    /// missed changes (its listening connection was lost).
+    pub fn resync(&self) -> Result<(), AskError> {
+        let mut state = self.state();
+        let pending = state.store.pending().map_err(store_error)?;
+        let mut closed: Vec<String> = state.open.keys().cloned().collect();
+        closed.retain(|id| !pending.iter().any(|stored| stored.id == *id));
+        for stored in pending {
+            self.reconcile(&mut state, stored);
+        }
+        for id in closed {
+            if let Some(stored) = state.store.get(&id).map_err(store_error)? {
+                self.reconcile(&mut state, stored);
+            }
+        }
+        Ok(())
+    }
+
+    /// A question this replica does not hold, from the store when it is
+    /// pending there (asked on another replica, and its notice not here yet).
+    fn load(&self, state: &mut State, id: &str) -> Result<(), AskError> {
+        if state.open.contains_key(id) || !store::is_id(id) {
+            return Ok(());
+        }
+        if let Some(stored) = state.store.get(id).map_err(store_error)? {
+            self.reconcile(state, stored);
+        }
+        Ok(())
+    }
+
+    /// Makes memory agree with `stored`, telling waiters and pages.
+    fn reconcile(&self, state: &mut State, stored: Stored) {
+        let id = stored.id.clone();
+        match (stored.decision, state.open.get_mut(&id)) {
+            (Some(decision), Some(_)) => {
+                if let Some(open) = state.open.remove(&id) {
+                    open.outcome
+                        .send_replace(Some(Arc::from(decision.document.as_str())));
+                }
+                let _ = self.changes.send(Change::Closed {
+                    id,
+                    outcome: decision.outcome,
+                    face: decision.face,
+                });
+            }
+            (Some(_), None) => {}
+            (None, Some(open)) => {
+                if open.gone != stored.gone {
+                    let present = stored.gone.is_none();
+                    open.gone = stored.gone;
+                    let _ = self.changes.send(Change::Presence { id, present });
+                }
+            }
+            (None, None) => {
+                let pending = Stored {
+                    decision: None,
+                    ..stored
+                };
+                let Some(open) = Open::from_stored(&pending, None) else {
+                    return;
+                };
+                if let Ok(listed) = self.listed(&id, &open) {
+                    state.open.insert(id, open);
+                    let _ = self.changes.send(Change::Asked(listed));
+                }
+            }
+        }
     }
 
     /// A wait connection closed.
@@ -581,6 +697,21 @@ impl Hub {
                 present: false,
             });
         }
+    }
+
+    /// "sqlite" or "postgres".
+    pub fn store_kind(&self) -> &'static str {
+        self.store_kind
+    }
+
+    /// Whether the store answered its last contact (`/readyz`).
+    pub fn store_reachable(&self) -> bool {
+        self.store_reachable.load(Ordering::SeqCst)
+    }
+
+    /// What the store's listening connection found (PostgreSQL).
+    pub fn set_store_reachable(&self, reachable: bool) {
+        self.store_reachable.store(reachable, Ordering::SeqCst);
     }
 
     /// The counts `/metrics` shows.
@@ -718,7 +849,7 @@ fn check_request(request: &AskRequest) -> Result<(), AskError> {
     Ok(())
 }
 
-fn decision(store: &Store, id: &str) -> Result<Option<Decision>, AskError> {
+fn decision(store: &mut dyn Store, id: &str) -> Result<Option<Decision>, AskError> {
     Ok(store
         .get(id)
         .map_err(store_error)?
@@ -749,8 +880,12 @@ fn already_decided(id: &str, decision: &Decision) -> AskError {
 }
 
 fn store_error(err: store::Error) -> AskError {
+    let check = match err {
+        store::Error::Postgres(_) => "check that PostgreSQL is up and reachable",
+        _ => "check the state folder's disk and permissions",
+    };
     AskError::InternalError(Detail::new(format!(
-        "the inbox's store failed ({err}); check the state folder's disk and permissions"
+        "the inbox's store failed ({err}); {check}"
     )))
 }
 
@@ -782,6 +917,7 @@ pub fn rfc3339(ms: Millis) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::inbox::store::SqliteStore;
 
     const SELECT: &str = r#"{"question":"Deploy where?","options":["Staging","Production"]}"#;
 
@@ -789,7 +925,7 @@ mod tests {
 
     fn hub(grace: Duration) -> (tempfile::TempDir, Arc<Hub>) {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("inbox.sqlite3")).unwrap();
+        let store = Box::new(SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap());
         (dir, Arc::new(Hub::new(store, grace, DAY).unwrap()))
     }
 
@@ -897,15 +1033,26 @@ mod tests {
     fn a_retry_is_the_same_question_and_a_restart_keeps_pending_ones() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("inbox.sqlite3");
-        let hub = Hub::new(Store::open(&path).unwrap(), Duration::from_secs(60), DAY).unwrap();
+        let hub = Hub::new(
+            Box::new(SqliteStore::open(&path).unwrap()),
+            Duration::from_secs(60),
+            DAY,
+        )
+        .unwrap();
         let first = hub.ask(&request("k1", SELECT)).unwrap().inbox_id;
         assert_eq!(hub.ask(&request("k1", SELECT)).unwrap().inbox_id, first);
         let second = hub.ask(&request("k2", SELECT)).unwrap().inbox_id;
         hub.decide(&second, Action::Decline, Face::Page).unwrap();
         let third = hub.ask(&request("k3", SELECT)).unwrap().inbox_id;
         drop(hub);
-        let hub =
-            Arc::new(Hub::new(Store::open(&path).unwrap(), Duration::from_secs(60), DAY).unwrap());
+        let hub = Arc::new(
+            Hub::new(
+                Box::new(SqliteStore::open(&path).unwrap()),
+                Duration::from_secs(60),
+                DAY,
+            )
+            .unwrap(),
+        );
         let ids: Vec<String> = hub
             .list()
             .iter()
@@ -1088,7 +1235,7 @@ mod tests {
             .events(&id)
             .unwrap()
             .into_iter()
-            .map(|(_, kind, detail)| format!("{kind} {}", detail.unwrap_or_default()))
+            .map(|event| format!("{} {}", event.kind, event.detail.unwrap_or_default()))
             .collect();
         assert_eq!(
             kinds,

@@ -28,7 +28,7 @@ use crate::server::{BindError, Limits, Server};
 use client::Client;
 use hub::Hub;
 use state::{InboxFile, Lookup, StateDir};
-use store::Store;
+use store::Location;
 
 /// The inbox's port when `--port` is not given: fixed, so that the page can
 /// be bookmarked ("ASKUS" on a phone keypad).
@@ -50,6 +50,9 @@ pub struct ServeOptions {
     pub retention: Duration,
     /// `--notify`: a command run for each new question.
     pub notify: Option<notify::Notify>,
+    /// `--store` / `ASK_USER_STORE`: where questions are kept (`None`: the
+    /// state folder's `inbox.sqlite3`).
+    pub store: Option<Location>,
 }
 
 /// `--retention` when not given.
@@ -92,13 +95,38 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
     let token = folder
         .token(options.new_token)
         .map_err(|e| in_folder("keep its token", e))?;
-    let store = Store::open(&folder.store_path()).map_err(|e| {
+    let location = options
+        .store
+        .clone()
+        .unwrap_or_else(|| Location::Sqlite(folder.store_path()));
+    let store = store::open(&location).map_err(|e| {
         web_error(format!(
             "the inbox cannot open its store {} ({e})",
-            folder.store_path().display()
+            location.describe()
         ))
     })?;
     let hub = Arc::new(Hub::new(store, options.asker_grace, options.retention)?);
+    if let Location::Postgres(url) = &location {
+        // Replicas on one database are one inbox: each hears the others' changes.
+        let listener = Arc::clone(&hub);
+        store::postgres::listen(url, move |notice| {
+            let done = match notice {
+                store::postgres::Notice::Changed(id) => listener.refresh(&id),
+                store::postgres::Notice::CatchUp => {
+                    listener.set_store_reachable(true);
+                    listener.resync()
+                }
+                store::postgres::Notice::Lost => {
+                    listener.set_store_reachable(false);
+                    Ok(())
+                }
+            };
+            if let Err(e) = done {
+                eprintln!("ask_user inbox: {}", e.detail().message);
+            }
+        })
+        .map_err(|e| web_error(format!("the inbox cannot listen to its store ({e})")))?;
+    }
     let port = options.port;
     let server = Server::bind(port, Limits::default())
         .map_err(|e| match e {
@@ -121,8 +149,9 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
     let stop = crate::web::interrupt_on_signals();
     let url = format!("{base}/?token={token}");
     eprintln!(
-        "ask_user inbox: serving {url}\nask_user inbox: {} pending; state in {}; Ctrl-C stops it",
+        "ask_user inbox: serving {url}\nask_user inbox: {} pending; store {}; state in {}; Ctrl-C stops it",
         hub.list().len(),
+        location.describe(),
         folder.path().display()
     );
     if options.open_browser {

@@ -18,6 +18,8 @@
 //! | `POST /api/questions/ID/cancel` | `inbox cancel` | cancel |
 //! | `POST /api/questions/ID/leave` | askers | `{"reason":"timeout"\|"cancelled"\|"away"\|"pending"}` |
 //! | `GET /metrics` | Prometheus | the counts, in its text format ([`super::metrics`]) |
+//! | `GET /healthz` | load balancers | 200 `{"status":"ok"}` while the process serves; no token |
+//! | `GET /readyz` | load balancers | 200 `{"status":"ready",…}`, or 503 while the store is unreachable; no token |
 //! | `POST /mcp` | MCP clients | MCP over Streamable HTTP ([`crate::mcp::http`]); GET and DELETE: 405 |
 //!
 //! `/mcp` alone takes POSTs without an `Origin` (MCP clients are not
@@ -91,6 +93,33 @@ impl App for Inbox {
                 Err(reply) => reply,
             },
             (Method::GET, "/metrics") => Reply::prometheus(self.hub.metrics().render()),
+            (Method::GET, "/healthz") => Reply::json(
+                200,
+                &Health {
+                    status: "ok",
+                    store: None,
+                },
+            ),
+            (Method::GET, "/readyz") => {
+                let store = Some(self.hub.store_kind());
+                if self.hub.store_reachable() {
+                    Reply::json(
+                        200,
+                        &Health {
+                            status: "ready",
+                            store,
+                        },
+                    )
+                } else {
+                    Reply::json(
+                        503,
+                        &Health {
+                            status: "unready",
+                            store,
+                        },
+                    )
+                }
+            }
             (_, crate::mcp::http::PATH) => match &self.mcp {
                 Some(mcp) => mcp.respond(request).await,
                 None => Reply::text(404, "not found"),
@@ -104,6 +133,8 @@ impl App for Inbox {
                         | "/api/history"
                         | "/api/ask"
                         | "/metrics"
+                        | "/healthz"
+                        | "/readyz"
                 ) =>
                 {
                     Reply::text(405, "method not allowed")
@@ -123,6 +154,10 @@ impl App for Inbox {
         }
     }
 
+    fn tokenless(&self, path: &str) -> bool {
+        matches!(path, "/healthz" | "/readyz")
+    }
+
     fn origins(&self, path: &str) -> Origins {
         if path == crate::mcp::http::PATH && self.mcp.is_some() {
             Origins::WhenPresent
@@ -130,6 +165,18 @@ impl App for Inbox {
             Origins::Required
         }
     }
+}
+
+/// `/healthz` and `/readyz`: whether the process serves, and whether its
+/// store can be reached. Neither says anything about the questions. Whether
+/// the store is reachable is what the store's last contact found (for
+/// PostgreSQL, the listening connection), never a call made for the probe:
+/// a tokenless probe must not wait on the database.
+#[derive(serde::Serialize)]
+struct Health {
+    status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    store: Option<&'static str>,
 }
 
 /// The verbs a question takes by POST.

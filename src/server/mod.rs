@@ -128,6 +128,13 @@ pub trait App: Send + Sync + 'static {
     fn origins(&self, _path: &str) -> Origins {
         Origins::Required
     }
+    /// Whether this GET route is served without the token (the inbox's
+    /// `/healthz` and `/readyz`, for load balancers and orchestrators). It
+    /// still needs our Host, counts toward the tokenless limit, and never
+    /// makes its connection a proven one.
+    fn tokenless(&self, _path: &str) -> bool {
+        false
+    }
 }
 
 /// A bound, not yet serving, server.
@@ -468,8 +475,10 @@ async fn handle<A: App>(
         .unwrap_or(shared.limits.max_body_bytes);
     match admit(shared, &parts, &body, max_body, Instant::now()) {
         Err(rejection) => Reply::refusal(rejection).into_response(),
-        Ok(()) => {
-            connection.proven.store(true, Ordering::SeqCst);
+        Ok(proven) => {
+            if proven {
+                connection.proven.store(true, Ordering::SeqCst);
+            }
             let request = Request::new(parts, body, max_body, Arc::clone(&shared.limits));
             shared.app.respond(request).await.into_response()
         }
@@ -481,7 +490,9 @@ async fn handle<A: App>(
 /// 2. A declared body over the limit: 413, whoever sends it.
 /// 3. Wrong Host: 403; no or a wrong token: 401.
 /// 4. `/.well-known/…`: 404, with or without the token.
-/// 5. POSTs: the page's own Origin (403; for some routes only when one is
+/// 5. A GET of one of the app's tokenless routes passes without the token
+///    (`Ok(false)`: not proven).
+/// 6. POSTs: the page's own Origin (403; for some routes only when one is
 ///    sent) and JSON (415).
 fn admit<A: App>(
     shared: &Shared<A>,
@@ -489,7 +500,7 @@ fn admit<A: App>(
     body: &Incoming,
     max_body: usize,
     now: Instant,
-) -> Result<(), Rejection> {
+) -> Result<bool, Rejection> {
     let proof = shared.guard.prove(parts);
     if proof.is_err() && !shared.tokenless.allow(now) {
         return Err(Rejection::TooManyRequests);
@@ -500,9 +511,15 @@ fn admit<A: App>(
     if parts.uri.path().starts_with("/.well-known/") && proof != Err(Rejection::WrongHost) {
         return Err(Rejection::NoMetadata);
     }
+    if proof == Err(Rejection::BadToken)
+        && parts.method == http::Method::GET
+        && shared.app.tokenless(parts.uri.path())
+    {
+        return Ok(false);
+    }
     proof?;
     let origins = shared.app.origins(parts.uri.path());
-    shared.guard.check_post_with(parts, origins)
+    shared.guard.check_post_with(parts, origins).map(|()| true)
 }
 
 impl std::fmt::Display for BindError {

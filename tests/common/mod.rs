@@ -16,8 +16,12 @@ pub mod clone;
 #[cfg(unix)]
 pub mod dist;
 pub mod harness;
+pub mod inbox;
 pub mod mcp_raw;
 pub mod page;
+// Unix only: a PostgreSQL server run as an unprivileged user (tests/store.rs).
+#[cfg(unix)]
+pub mod postgres;
 pub mod process;
 pub mod scratch;
 pub mod stand_in;

@@ -1,0 +1,372 @@
+//! The inbox's store: one seam ([`Store`]), two implementations.
+//! - [`sqlite`]: one SQLite file (`inbox.sqlite3`) in the state folder, the
+//!   embedded default for one person on one machine;
+//! - [`postgres`]: a PostgreSQL database (`--store postgres://…` or
+//!   `ASK_USER_STORE`), for an inbox that outlives one machine.
+//!
+//! Both keep the same rules, and `tests/store.rs` runs the same tests on
+//! both:
+//! - a question's outcome is written once, by the first writer, with a
+//!   conditional update (`… WHERE outcome IS NULL`), never read-then-write;
+//!   the database itself refuses a second one (a trigger);
+//! - the event log (asked, asker left, asker back, decided) is append-only;
+//! - an ask whose `ask_key` is stored already (a retry) finds that question;
+//! - a call returns only after what it wrote is committed.
+//!
+//! Each store carries its schema's version and migrates forward on open; a
+//! store written by a newer ask_user is refused ([`Error::NewerSchema`]).
+
+pub mod postgres;
+pub mod sqlite;
+
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+pub use self::postgres::PostgresStore;
+pub use self::sqlite::SqliteStore;
+
+/// The schema this code writes. 1: questions and events; 2: who decided
+/// (`decided_by`, a person's name).
+pub const SCHEMA_VERSION: i64 = 2;
+
+/// Why the store failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("SQLite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("PostgreSQL: {0}")]
+    Postgres(String),
+    #[error(
+        "the store was written by a newer ask_user (schema {found}, this one knows {known}); run that version, or move the store away"
+    )]
+    NewerSchema { found: i64, known: i64 },
+    /// A row this code cannot read (an unknown outcome, say).
+    #[error("the store holds {0}")]
+    Corrupt(String),
+    #[error("the system random source failed ({0})")]
+    Random(getrandom::Error),
+    /// SQLite could not switch to write-ahead logging.
+    #[error("the store could not switch to WAL mode (it is in {0} mode)")]
+    NotWal(String),
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Where the store lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// A SQLite file.
+    Sqlite(PathBuf),
+    /// A PostgreSQL connection string (`postgres://…`, `postgresql://…`, or
+    /// `host=… dbname=…`).
+    Postgres(String),
+}
+
+impl Location {
+    /// `--store` / `ASK_USER_STORE`: a PostgreSQL URL (`postgres://`,
+    /// `postgresql://`), else a SQLite file's path.
+    pub fn parse(text: &str) -> Location {
+        let lower = text.get(..13).unwrap_or(text).to_ascii_lowercase();
+        if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
+            Location::Postgres(text.to_string())
+        } else {
+            Location::Sqlite(PathBuf::from(text))
+        }
+    }
+
+    /// For messages: the file's path, or the database's host, port and name
+    /// (never its password).
+    pub fn describe(&self) -> String {
+        match self {
+            Location::Sqlite(path) => path.display().to_string(),
+            Location::Postgres(url) => postgres::describe(url),
+        }
+    }
+}
+
+/// Opens the store at `location`, creating and migrating its schema.
+pub fn open(location: &Location) -> Result<Box<dyn Store>> {
+    open_at(location, SCHEMA_VERSION)
+}
+
+/// [`open`], migrating no further than `version`: for tests of migrations
+/// (a store as an earlier ask_user left it).
+#[doc(hidden)]
+pub fn open_at(location: &Location, version: i64) -> Result<Box<dyn Store>> {
+    Ok(match location {
+        Location::Sqlite(path) => Box::new(SqliteStore::open_at(path, version)?),
+        Location::Postgres(url) => Box::new(PostgresStore::open_at(url, version)?),
+    })
+}
+
+/// The store's operations: each one a transaction, committed before it returns.
+pub trait Store: Send {
+    /// Stores a new question and returns its id; an ask with a key already
+    /// stored (a retry) returns that question's id and stores nothing.
+    /// `created` says which.
+    fn ask(&mut self, question: &NewQuestion) -> Result<(String, bool)>;
+
+    /// The question with this id.
+    fn get(&mut self, id: &str) -> Result<Option<Stored>>;
+
+    /// Every pending question, oldest first (ties: the order they were stored).
+    fn pending(&mut self) -> Result<Vec<Stored>>;
+
+    /// The decided questions, the most recently decided first; at most
+    /// `limit` of them (`None`: all).
+    fn history(&mut self, limit: Option<usize>) -> Result<Vec<Stored>>;
+
+    /// Writes a question's outcome, if it has none yet: the first writer wins.
+    fn decide(&mut self, id: &str, decision: &Decision) -> Result<Decided>;
+
+    /// Marks a pending question "asker gone" (`reason`: why it left); false
+    /// when it is decided, unknown or already marked.
+    fn mark_gone(&mut self, id: &str, reason: &str, at: Millis) -> Result<bool>;
+
+    /// Clears the "asker gone" mark of a pending question whose asker came
+    /// back; false when there was none to clear.
+    fn mark_back(&mut self, id: &str, at: Millis) -> Result<bool>;
+
+    /// The events of one question, oldest first.
+    fn events(&mut self, id: &str) -> Result<Vec<Event>>;
+
+    /// The schema version the store is at.
+    fn schema_version(&mut self) -> Result<i64>;
+
+    /// "sqlite" or "postgres" (for messages and metrics).
+    fn kind(&self) -> &'static str;
+}
+
+/// One entry of a question's event log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub at: Millis,
+    /// asked, asker_left, asker_back or decided.
+    pub kind: String,
+    /// asker_left: the reason; decided: the outcome and the face, as
+    /// 'outcome/face'.
+    pub detail: Option<String>,
+}
+
+/// Milliseconds since the Unix epoch.
+pub type Millis = i64;
+
+pub fn now_ms() -> Millis {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| {
+        Millis::try_from(d.as_millis()).unwrap_or(Millis::MAX)
+    })
+}
+
+/// How a question ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// By the page, `inbox answer`, or the asker's own terminal.
+    Answered,
+    /// The person pressed Decline in the page.
+    Declined,
+    /// `inbox cancel`, or the asker cancelled (Ctrl-C, SIGTERM, an MCP cancel).
+    Cancelled,
+    /// The person dismissed a question whose asker was gone.
+    Dismissed,
+    /// The asker's time ran out with nobody answering.
+    TimedOut,
+    /// The asker disappeared (killed, connection lost) with nobody answering.
+    AskerGone,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Answered => "answered",
+            Outcome::Declined => "declined",
+            Outcome::Cancelled => "cancelled",
+            Outcome::Dismissed => "dismissed",
+            Outcome::TimedOut => "timed_out",
+            Outcome::AskerGone => "asker_gone",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Outcome> {
+        [
+            Outcome::Answered,
+            Outcome::Declined,
+            Outcome::Cancelled,
+            Outcome::Dismissed,
+            Outcome::TimedOut,
+            Outcome::AskerGone,
+        ]
+        .into_iter()
+        .find(|o| o.as_str() == text)
+    }
+}
+
+/// Which face decided a question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Face {
+    /// The inbox page in a browser.
+    Page,
+    /// `ask_user inbox answer|cancel` from another terminal.
+    Cli,
+    /// The asker itself (its terminal, its cancel, its timeout).
+    Asker,
+    /// The inbox on its own (an asker that never came back).
+    Inbox,
+}
+
+impl Face {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Face::Page => "page",
+            Face::Cli => "cli",
+            Face::Asker => "asker",
+            Face::Inbox => "inbox",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Face> {
+        [Face::Page, Face::Cli, Face::Asker, Face::Inbox]
+            .into_iter()
+            .find(|f| f.as_str() == text)
+    }
+}
+
+/// Where a question comes from, as far as the asker knows.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    /// The host or agent ("claude-code", "amp"), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The asker's working directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+}
+
+/// A question as an asker hands it over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewQuestion {
+    pub ask_key: String,
+    pub input: String,
+    pub prompt: String,
+    pub source: Source,
+    pub asked_at: Millis,
+    pub expires_at: Option<Millis>,
+}
+
+/// A question as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    pub id: String,
+    /// What its asker handed over.
+    pub question: NewQuestion,
+    /// When and why the asker left, while the question is pending.
+    pub gone: Option<(Millis, String)>,
+    pub decision: Option<Decision>,
+}
+
+/// A question's one outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    pub outcome: Outcome,
+    pub face: Face,
+    /// The document the asker gets (one line of JSON).
+    pub document: String,
+    pub at: Millis,
+    /// The person who decided, by name, when a named token decided it.
+    pub by: Option<String>,
+}
+
+impl Decision {
+    /// The event log's detail for it: 'outcome/face'.
+    fn detail(&self) -> String {
+        format!("{}/{}", self.outcome.as_str(), self.face.as_str())
+    }
+
+    /// From its stored columns; `None` when the question is pending.
+    fn from_columns(
+        outcome: Option<String>,
+        face: Option<String>,
+        document: Option<String>,
+        at: Option<Millis>,
+        by: Option<String>,
+    ) -> Result<Option<Decision>> {
+        let Some(outcome) = outcome else {
+            return Ok(None);
+        };
+        let bad = |what: &str, value: &str| Error::Corrupt(format!("an unknown {what} {value:?}"));
+        let face = face.unwrap_or_default();
+        Ok(Some(Decision {
+            outcome: Outcome::parse(&outcome).ok_or_else(|| bad("outcome", &outcome))?,
+            face: Face::parse(&face).ok_or_else(|| bad("face", &face))?,
+            document: document.ok_or_else(|| bad("document", "NULL"))?,
+            at: at.ok_or_else(|| bad("decision time", "NULL"))?,
+            by,
+        }))
+    }
+}
+
+/// What [`Store::decide`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decided {
+    /// This decision is the question's outcome.
+    Now,
+    /// The question already had this outcome; nothing was written.
+    Already(Decision),
+    /// No question has this id.
+    Unknown,
+}
+
+/// Letters for question ids: lowercase, without i, l, o and u, which are
+/// misread or misheard (Crockford's base 32).
+const ID_ALPHABET: &[u8; 32] = b"0123456789abcdefghjkmnpqrstvwxyz";
+/// Characters in a question id (40 bits: short enough to type over SSH).
+pub const ID_LEN: usize = 8;
+
+fn new_id() -> Result<String> {
+    let mut bytes = [0u8; ID_LEN];
+    getrandom::fill(&mut bytes).map_err(Error::Random)?;
+    Ok(bytes
+        .iter()
+        .map(|b| char::from(ID_ALPHABET[usize::from(b % 32)]))
+        .collect())
+}
+
+/// Whether `text` could be a question id (to refuse nonsense before a lookup).
+pub fn is_id(text: &str) -> bool {
+    text.len() == ID_LEN && text.bytes().all(|b| ID_ALPHABET.contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_location_is_postgres_by_its_scheme_else_a_file() {
+        for url in [
+            "postgres://u@db/inbox",
+            "postgresql://db:5433/inbox",
+            "POSTGRES://db/x",
+        ] {
+            assert_eq!(Location::parse(url), Location::Postgres(url.into()));
+        }
+        for path in ["inbox.sqlite3", "/var/lib/postgres", "postgres:/x", "pg"] {
+            assert_eq!(Location::parse(path), Location::Sqlite(path.into()));
+        }
+    }
+
+    #[test]
+    fn ids_use_the_alphabet_and_have_their_length() {
+        let id = new_id().unwrap();
+        assert!(is_id(&id), "{id}");
+        assert!(!is_id("0000000"), "too short");
+        assert!(!is_id("000000000"), "too long");
+        assert!(!is_id("0000000i"), "i is not in the alphabet");
+        assert!(!is_id("0000000A"), "upper case is not");
+    }
+}

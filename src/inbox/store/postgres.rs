@@ -1,0 +1,646 @@
+//! The store in a PostgreSQL database, for an inbox past one machine.
+//!
+//! The `postgres` client is synchronous and runs a tokio runtime of its own,
+//! which cannot run inside the inbox's runtime; so one thread owns the
+//! connection and the store's calls are jobs sent to it, each answered
+//! before the call returns (as SQLite's are). A lost connection is opened
+//! again by the next call; the call that found it lost fails.
+//!
+//! Every write is one transaction at PostgreSQL's default isolation (read
+//! committed) with `synchronous_commit` as the server has it (on, by
+//! default): a commit returns once it is durable. The first writer wins by a
+//! conditional `UPDATE … WHERE outcome IS NULL`: a second writer waits on the
+//! row's lock, then finds the outcome written and changes nothing. Schema
+//! migrations take an advisory lock, so replicas that start together migrate
+//! once.
+
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use postgres::fallible_iterator::FallibleIterator as _;
+use postgres::{Client, NoTls, Row, Transaction};
+
+use super::{
+    Decided, Decision, Error, Event, Millis, NewQuestion, Result, SCHEMA_VERSION, Source, Store,
+    Stored, new_id,
+};
+
+/// Each schema version's step, applied in order. A step is never edited
+/// once released: a later change is a new step.
+const MIGRATIONS: [&str; 2] = [
+    // 1: questions and their event log, as in SQLite (`seq`: the order rows
+    // were stored, SQLite's rowid).
+    "
+CREATE TABLE ask_user_schema (version INTEGER NOT NULL);
+INSERT INTO ask_user_schema VALUES (0);
+CREATE TABLE questions (
+    seq         BIGSERIAL NOT NULL UNIQUE,
+    id          TEXT PRIMARY KEY,
+    ask_key     TEXT NOT NULL UNIQUE,
+    input       TEXT NOT NULL,
+    prompt      TEXT NOT NULL,
+    source_name TEXT,
+    source_cwd  TEXT,
+    source_pid  BIGINT,
+    asked_at    BIGINT NOT NULL,
+    expires_at  BIGINT,
+    gone_at     BIGINT,
+    gone_reason TEXT,
+    outcome     TEXT CHECK (outcome IN
+                  ('answered','declined','cancelled','dismissed','timed_out','asker_gone')),
+    face        TEXT CHECK (face IN ('page','cli','asker','inbox')),
+    document    TEXT,
+    decided_at  BIGINT,
+    CHECK ((outcome IS NULL) = (face IS NULL)
+       AND (outcome IS NULL) = (document IS NULL)
+       AND (outcome IS NULL) = (decided_at IS NULL))
+);
+CREATE INDEX questions_pending ON questions (asked_at, seq) WHERE outcome IS NULL;
+CREATE TABLE events (
+    seq      BIGSERIAL PRIMARY KEY,
+    question TEXT NOT NULL REFERENCES questions (id),
+    at       BIGINT NOT NULL,
+    kind     TEXT NOT NULL CHECK (kind IN ('asked','asker_left','asker_back','decided')),
+    detail   TEXT
+);
+CREATE INDEX events_question ON events (question);
+CREATE FUNCTION ask_user_outcome_written_once() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF OLD.outcome IS NOT NULL AND (NEW.outcome, NEW.face, NEW.document, NEW.decided_at)
+        IS DISTINCT FROM (OLD.outcome, OLD.face, OLD.document, OLD.decided_at) THEN
+        RAISE EXCEPTION 'an outcome is written once';
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER outcome_written_once BEFORE UPDATE ON questions
+    FOR EACH ROW EXECUTE FUNCTION ask_user_outcome_written_once();
+CREATE FUNCTION ask_user_events_never_rewritten() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'events are never rewritten';
+END $$;
+CREATE TRIGGER events_never_rewritten BEFORE UPDATE ON events
+    FOR EACH ROW EXECUTE FUNCTION ask_user_events_never_rewritten();
+",
+    // 2: who decided (a person's name, from a named token).
+    "
+ALTER TABLE questions ADD COLUMN decided_by TEXT;
+CREATE OR REPLACE FUNCTION ask_user_outcome_written_once() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF OLD.outcome IS NOT NULL
+        AND (NEW.outcome, NEW.face, NEW.document, NEW.decided_at, NEW.decided_by)
+        IS DISTINCT FROM (OLD.outcome, OLD.face, OLD.document, OLD.decided_at, OLD.decided_by) THEN
+        RAISE EXCEPTION 'an outcome is written once';
+    END IF;
+    RETURN NEW;
+END $$;
+",
+];
+
+/// The advisory lock that migrations hold ("ask_" in ASCII).
+const MIGRATION_LOCK: i64 = 0x6173_6b5f;
+
+/// How long opening a connection may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+type Job = Box<dyn FnOnce(&mut Connection) + Send>;
+
+/// The handle the inbox holds: jobs go to the thread that owns the connection.
+pub struct PostgresStore {
+    jobs: mpsc::Sender<Job>,
+}
+
+/// The connection thread's state.
+struct Connection {
+    config: postgres::Config,
+    client: Option<Client>,
+}
+
+impl Connection {
+    /// The open client, connecting first when there is none or it was lost.
+    fn client(&mut self) -> Result<&mut Client> {
+        let client = match self.client.take() {
+            Some(client) if !client.is_closed() => client,
+            _ => self.config.connect(NoTls).map_err(pg)?,
+        };
+        Ok(self.client.insert(client))
+    }
+}
+
+impl PostgresStore {
+    /// Connects to `url` and migrates its schema up to `version`.
+    pub(super) fn open_at(url: &str, version: i64) -> Result<PostgresStore> {
+        let config = config(url)?;
+        let (jobs, inbox) = mpsc::channel::<Job>();
+        thread::Builder::new()
+            .name("ask_user store".into())
+            .spawn(move || {
+                let mut connection = Connection {
+                    config,
+                    client: None,
+                };
+                // Ends when the store is dropped (its sender with it).
+                for job in inbox {
+                    job(&mut connection);
+                }
+            })
+            .map_err(|e| Error::Postgres(format!("no thread for the connection ({e})")))?;
+        let store = PostgresStore { jobs };
+        store.call(move |client| migrate(client, version))?;
+        Ok(store)
+    }
+
+    /// Runs `work` on the connection's thread and waits for its result.
+    /// When the connection turns out to be lost (the server restarted since
+    /// the last call), `work` runs once more on a new one: each `work` is
+    /// one transaction, and safe to repeat (see [`PostgresStore::decide`]).
+    fn call<T: Send + 'static>(
+        &self,
+        work: impl Fn(&mut Client) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let (reply, result) = mpsc::sync_channel(1);
+        let job: Job = Box::new(move |connection| {
+            let mut outcome = connection.client().and_then(&work);
+            if outcome.is_err() && connection.client.as_ref().is_some_and(Client::is_closed) {
+                connection.client = None;
+                outcome = connection.client().and_then(&work);
+            }
+            if outcome.is_err() {
+                // After an error the connection may be half-way through a
+                // transaction: the next call starts from a fresh one.
+                connection.client = None;
+            }
+            let _ = reply.send(outcome);
+        });
+        let gone = || Error::Postgres("the store's connection thread stopped".into());
+        self.jobs.send(job).map_err(|_| gone())?;
+        result.recv().map_err(|_| gone())?
+    }
+}
+
+fn migrate(client: &mut Client, target: i64) -> Result<()> {
+    let mut tx = client.transaction().map_err(pg)?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .map_err(pg)?;
+    let exists: bool = tx
+        .query_one("SELECT to_regclass('ask_user_schema') IS NOT NULL", &[])
+        .map_err(pg)?
+        .get(0);
+    let found: i64 = if exists {
+        let version: i32 = tx
+            .query_one("SELECT version FROM ask_user_schema", &[])
+            .map_err(pg)?
+            .get(0);
+        i64::from(version)
+    } else {
+        0
+    };
+    if found > SCHEMA_VERSION {
+        return Err(Error::NewerSchema {
+            found,
+            known: SCHEMA_VERSION,
+        });
+    }
+    for (version, step) in (1..).zip(MIGRATIONS) {
+        if version > found && version <= target {
+            tx.batch_execute(step).map_err(pg)?;
+            let version = i32::try_from(version).unwrap_or(i32::MAX);
+            tx.execute("UPDATE ask_user_schema SET version = $1", &[&version])
+                .map_err(pg)?;
+        }
+    }
+    tx.commit().map_err(pg)
+}
+
+impl Store for PostgresStore {
+    fn ask(&mut self, question: &NewQuestion) -> Result<(String, bool)> {
+        let question = question.clone();
+        self.call(move |client| {
+            let mut tx = client.transaction().map_err(pg)?;
+            let pid = question.source.pid.map(i64::from);
+            loop {
+                if let Some(row) = tx
+                    .query_opt(
+                        "SELECT id FROM questions WHERE ask_key = $1",
+                        &[&question.ask_key],
+                    )
+                    .map_err(pg)?
+                {
+                    return Ok((row.get(0), false));
+                }
+                // A taken id or a concurrent retry's key: neither is written,
+                // and the loop looks again.
+                let id = new_id()?;
+                let inserted = tx
+                    .execute(
+                        "INSERT INTO questions (id, ask_key, input, prompt, source_name,
+                             source_cwd, source_pid, asked_at, expires_at)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                         ON CONFLICT DO NOTHING",
+                        &[
+                            &id,
+                            &question.ask_key,
+                            &question.input,
+                            &question.prompt,
+                            &question.source.name,
+                            &question.source.cwd,
+                            &pid,
+                            &question.asked_at,
+                            &question.expires_at,
+                        ],
+                    )
+                    .map_err(pg)?;
+                if inserted == 1 {
+                    log_event(&mut tx, &id, question.asked_at, "asked", None)?;
+                    notify(&mut tx, &id)?;
+                    tx.commit().map_err(pg)?;
+                    return Ok((id, true));
+                }
+            }
+        })
+    }
+
+    fn get(&mut self, id: &str) -> Result<Option<Stored>> {
+        let id = id.to_string();
+        self.call(move |client| {
+            let row = client
+                .query_opt(
+                    &format!("SELECT {COLUMNS} FROM questions WHERE id = $1"),
+                    &[&id],
+                )
+                .map_err(pg)?;
+            row.as_ref().map(read_row).transpose()
+        })
+    }
+
+    fn pending(&mut self) -> Result<Vec<Stored>> {
+        self.call(|client| {
+            let rows = client
+                .query(
+                    &format!(
+                        "SELECT {COLUMNS} FROM questions WHERE outcome IS NULL
+                         ORDER BY asked_at, seq"
+                    ),
+                    &[],
+                )
+                .map_err(pg)?;
+            rows.iter().map(read_row).collect()
+        })
+    }
+
+    fn history(&mut self, limit: Option<usize>) -> Result<Vec<Stored>> {
+        // LIMIT NULL is no limit.
+        let limit = limit.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
+        self.call(move |client| {
+            let rows = client
+                .query(
+                    &format!(
+                        "SELECT {COLUMNS} FROM questions WHERE outcome IS NOT NULL
+                         ORDER BY decided_at DESC, seq DESC LIMIT $1"
+                    ),
+                    &[&limit],
+                )
+                .map_err(pg)?;
+            rows.iter().map(read_row).collect()
+        })
+    }
+
+    fn decide(&mut self, id: &str, decision: &Decision) -> Result<Decided> {
+        let (id, decision) = (id.to_string(), decision.clone());
+        self.call(move |client| {
+            let mut tx = client.transaction().map_err(pg)?;
+            let changed = tx
+                .execute(
+                    "UPDATE questions SET outcome = $2, face = $3, document = $4,
+                         decided_at = $5, decided_by = $6, gone_at = NULL, gone_reason = NULL
+                     WHERE id = $1 AND outcome IS NULL",
+                    &[
+                        &id,
+                        &decision.outcome.as_str(),
+                        &decision.face.as_str(),
+                        &decision.document,
+                        &decision.at,
+                        &decision.by,
+                    ],
+                )
+                .map_err(pg)?;
+            if changed == 1 {
+                log_event(
+                    &mut tx,
+                    &id,
+                    decision.at,
+                    "decided",
+                    Some(&decision.detail()),
+                )?;
+                notify(&mut tx, &id)?;
+                tx.commit().map_err(pg)?;
+                return Ok(Decided::Now);
+            }
+            // Read committed: this statement sees the winner's commit.
+            let row = tx
+                .query_opt(
+                    &format!("SELECT {COLUMNS} FROM questions WHERE id = $1"),
+                    &[&id],
+                )
+                .map_err(pg)?;
+            Ok(match row.as_ref().map(read_row).transpose()? {
+                // This very decision, committed by a first try whose reply
+                // the lost connection swallowed (see `call`).
+                Some(Stored {
+                    decision: Some(found),
+                    ..
+                }) if found == decision => Decided::Now,
+                Some(Stored {
+                    decision: Some(found),
+                    ..
+                }) => Decided::Already(found),
+                _ => Decided::Unknown,
+            })
+        })
+    }
+
+    fn mark_gone(&mut self, id: &str, reason: &str, at: Millis) -> Result<bool> {
+        let (id, reason) = (id.to_string(), reason.to_string());
+        self.call(move |client| {
+            let mut tx = client.transaction().map_err(pg)?;
+            let changed = tx
+                .execute(
+                    "UPDATE questions SET gone_at = $2, gone_reason = $3
+                     WHERE id = $1 AND outcome IS NULL AND gone_at IS NULL",
+                    &[&id, &at, &reason],
+                )
+                .map_err(pg)?;
+            if changed == 1 {
+                log_event(&mut tx, &id, at, "asker_left", Some(&reason))?;
+                notify(&mut tx, &id)?;
+            }
+            tx.commit().map_err(pg)?;
+            Ok(changed == 1)
+        })
+    }
+
+    fn mark_back(&mut self, id: &str, at: Millis) -> Result<bool> {
+        let id = id.to_string();
+        self.call(move |client| {
+            let mut tx = client.transaction().map_err(pg)?;
+            let changed = tx
+                .execute(
+                    "UPDATE questions SET gone_at = NULL, gone_reason = NULL
+                     WHERE id = $1 AND outcome IS NULL AND gone_at IS NOT NULL",
+                    &[&id],
+                )
+                .map_err(pg)?;
+            if changed == 1 {
+                log_event(&mut tx, &id, at, "asker_back", None)?;
+                notify(&mut tx, &id)?;
+            }
+            tx.commit().map_err(pg)?;
+            Ok(changed == 1)
+        })
+    }
+
+    fn events(&mut self, id: &str) -> Result<Vec<Event>> {
+        let id = id.to_string();
+        self.call(move |client| {
+            let rows = client
+                .query(
+                    "SELECT at, kind, detail FROM events WHERE question = $1 ORDER BY seq",
+                    &[&id],
+                )
+                .map_err(pg)?;
+            Ok(rows
+                .iter()
+                .map(|row| Event {
+                    at: row.get(0),
+                    kind: row.get(1),
+                    detail: row.get(2),
+                })
+                .collect())
+        })
+    }
+
+    fn schema_version(&mut self) -> Result<i64> {
+        self.call(|client| {
+            let version: i32 = client
+                .query_one("SELECT version FROM ask_user_schema", &[])
+                .map_err(pg)?
+                .get(0);
+            Ok(i64::from(version))
+        })
+    }
+
+    fn kind(&self) -> &'static str {
+        "postgres"
+    }
+}
+
+const COLUMNS: &str = "id, ask_key, input, prompt, source_name, source_cwd, source_pid, \
+     asked_at, expires_at, gone_at, gone_reason, outcome, face, document, decided_at, decided_by";
+
+fn read_row(row: &Row) -> Result<Stored> {
+    let column = |e: postgres::Error| Error::Corrupt(format!("a row it cannot read ({e})"));
+    let pid: Option<i64> = row.try_get(6).map_err(column)?;
+    let pid = pid
+        .map(|pid| u32::try_from(pid).map_err(|_| Error::Corrupt(format!("a pid of {pid}"))))
+        .transpose()?;
+    let gone_at: Option<Millis> = row.try_get(9).map_err(column)?;
+    let gone_reason: Option<String> = row.try_get(10).map_err(column)?;
+    Ok(Stored {
+        id: row.try_get(0).map_err(column)?,
+        question: NewQuestion {
+            ask_key: row.try_get(1).map_err(column)?,
+            input: row.try_get(2).map_err(column)?,
+            prompt: row.try_get(3).map_err(column)?,
+            source: Source {
+                name: row.try_get(4).map_err(column)?,
+                cwd: row.try_get(5).map_err(column)?,
+                pid,
+            },
+            asked_at: row.try_get(7).map_err(column)?,
+            expires_at: row.try_get(8).map_err(column)?,
+        },
+        gone: gone_at.map(|at| (at, gone_reason.unwrap_or_default())),
+        decision: Decision::from_columns(
+            row.try_get(11).map_err(column)?,
+            row.try_get(12).map_err(column)?,
+            row.try_get(13).map_err(column)?,
+            row.try_get(14).map_err(column)?,
+            row.try_get(15).map_err(column)?,
+        )?,
+    })
+}
+
+fn log_event(
+    tx: &mut Transaction<'_>,
+    id: &str,
+    at: Millis,
+    kind: &str,
+    detail: Option<&str>,
+) -> Result<()> {
+    tx.execute(
+        "INSERT INTO events (question, at, kind, detail) VALUES ($1, $2, $3, $4)",
+        &[&id, &at, &kind, &detail],
+    )
+    .map(drop)
+    .map_err(pg)
+}
+
+/// The channel on which every write names the question it changed; the
+/// notice is delivered when (and only if) the transaction commits.
+const CHANNEL: &str = "ask_user";
+
+fn notify(tx: &mut Transaction<'_>, id: &str) -> Result<()> {
+    tx.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &id])
+        .map(drop)
+        .map_err(pg)
+}
+
+/// What a replica hears from the others.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    /// Question `id` changed (asked, decided, its asker left or came back).
+    Changed(String),
+    /// The listening connection was (re)opened: changes may have been
+    /// missed, and everything is to be read again from the store.
+    CatchUp,
+    /// The listening connection was lost, or could not be opened.
+    Lost,
+}
+
+/// Listens, on a thread and a connection of its own, for the changes that
+/// every replica's writes announce, and hands each to `on`. A lost
+/// connection is opened again (backing off up to 2 s), then `on` gets
+/// [`Notice::CatchUp`], so that nothing missed meanwhile stays missed.
+pub fn listen(url: &str, on: impl Fn(Notice) + Send + 'static) -> Result<()> {
+    let mut config = config(url)?;
+    // A peer that vanishes without closing the connection is noticed.
+    config.keepalives(true);
+    config.keepalives_idle(Duration::from_secs(10));
+    let name = describe(url);
+    thread::Builder::new()
+        .name("ask_user listen".into())
+        .spawn(move || {
+            let mut pause = Duration::from_millis(100);
+            let mut said = false;
+            loop {
+                match listening(&mut config) {
+                    Ok(mut client) => {
+                        pause = Duration::from_millis(100);
+                        if said {
+                            eprintln!("ask_user inbox: listening on {name} again");
+                            said = false;
+                        }
+                        on(Notice::CatchUp);
+                        let mut notifications = client.notifications();
+                        let mut heard = notifications.blocking_iter();
+                        // Ends when the connection is lost.
+                        while let Ok(Some(notice)) = heard.next() {
+                            on(Notice::Changed(notice.payload().into()));
+                        }
+                        on(Notice::Lost);
+                    }
+                    Err(e) if !said => {
+                        on(Notice::Lost);
+                        eprintln!(
+                            "ask_user inbox: lost {name} ({e}); other replicas' changes arrive once it is back"
+                        );
+                        said = true;
+                    }
+                    Err(_) => {}
+                }
+                thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_secs(2));
+            }
+        })
+        .map_err(|e| Error::Postgres(format!("no thread to listen ({e})")))?;
+    Ok(())
+}
+
+fn listening(config: &mut postgres::Config) -> Result<Client> {
+    let mut client = config.connect(NoTls).map_err(pg)?;
+    client
+        .batch_execute(&format!("LISTEN {CHANNEL}"))
+        .map_err(pg)?;
+    Ok(client)
+}
+
+fn config(url: &str) -> Result<postgres::Config> {
+    let mut config: postgres::Config = url
+        .parse()
+        .map_err(|e| Error::Postgres(format!("{} is not a PostgreSQL URL ({e})", describe(url))))?;
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(CONNECT_TIMEOUT);
+    }
+    if config.get_application_name().is_none() {
+        config.application_name("ask_user inbox");
+    }
+    Ok(config)
+}
+
+/// A PostgreSQL error as a store error, with the server's own message when
+/// there is one (the client's Display says only "db error").
+fn pg(e: postgres::Error) -> Error {
+    use std::error::Error as _;
+    Error::Postgres(match (e.as_db_error(), e.source()) {
+        (Some(db), _) => format!("{} ({})", db.message(), db.code().code()),
+        // "error connecting to server: Connection refused (os error 111)"
+        (None, Some(source)) => format!("{e}: {source}"),
+        (None, None) => e.to_string(),
+    })
+}
+
+/// A connection string for messages: host, port and database, never the
+/// user's password.
+pub fn describe(url: &str) -> String {
+    let Ok(config) = url.parse::<postgres::Config>() else {
+        return "the PostgreSQL store".into();
+    };
+    let hosts: Vec<String> = config
+        .get_hosts()
+        .iter()
+        .map(|host| match host {
+            postgres::config::Host::Tcp(name) => name.clone(),
+            #[cfg(unix)]
+            postgres::config::Host::Unix(path) => path.display().to_string(),
+        })
+        .collect();
+    let port = config
+        .get_ports()
+        .first()
+        .map_or(String::new(), |port| format!(":{port}"));
+    let database = config.get_dbname().unwrap_or("(the user's database)");
+    format!("postgres://{}{port}/{database}", hosts.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_described_url_keeps_no_password() {
+        assert_eq!(
+            describe("postgres://ask:s3cret@db.example:5433/inbox"),
+            "postgres://db.example:5433/inbox"
+        );
+        assert_eq!(describe("postgres://db/x"), "postgres://db:5432/x");
+        assert_eq!(describe("not a url ://"), "the PostgreSQL store");
+    }
+
+    #[test]
+    fn a_store_that_cannot_be_reached_is_an_error_that_names_it() {
+        // Port 1 on loopback: refused at once.
+        let err = PostgresStore::open_at("postgres://ask@127.0.0.1:1/inbox", SCHEMA_VERSION)
+            .err()
+            .expect("refused");
+        let text = err.to_string();
+        assert!(
+            text.starts_with("PostgreSQL: error connecting to server: ")
+                && text.contains("refused"),
+            "{text}"
+        );
+        let err = PostgresStore::open_at("postgres://db:port/x", SCHEMA_VERSION)
+            .err()
+            .expect("not a URL");
+        assert!(err.to_string().contains("is not a PostgreSQL URL"), "{err}");
+    }
+}

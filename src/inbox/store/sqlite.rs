@@ -1,0 +1,458 @@
+//! The store in one SQLite file (`inbox.sqlite3`), the embedded default.
+//! WAL mode with `synchronous=FULL`: a question or an outcome is on disk
+//! before the call that wrote it returns, so what the inbox acknowledged
+//! survives `kill -9` (and a power cut). One writer at a time (`BEGIN
+//! IMMEDIATE`), so that two processes on one file take turns.
+
+use std::fs::OpenOptions;
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehavior, params};
+
+use super::{
+    Decided, Decision, Error, Event, Millis, NewQuestion, Result, SCHEMA_VERSION, Source, Store,
+    Stored, new_id,
+};
+
+/// Each schema version's step, applied in order from the store's version
+/// (`PRAGMA user_version`) to [`SCHEMA_VERSION`]. A step is never edited once
+/// released: a later change is a new step.
+const MIGRATIONS: [&str; 2] = [
+    // 1: questions and their event log.
+    "
+CREATE TABLE questions (
+    id          TEXT PRIMARY KEY,
+    -- Chosen by the asker, so that a retried ask finds its question again.
+    ask_key     TEXT NOT NULL UNIQUE,
+    -- The tool input as the asker sent it; the inbox parses it again on start.
+    input       TEXT NOT NULL,
+    -- Its prompt document, as it was listed and shown.
+    prompt      TEXT NOT NULL,
+    source_name TEXT,
+    source_cwd  TEXT,
+    source_pid  INTEGER,
+    -- Times are milliseconds since the Unix epoch.
+    asked_at    INTEGER NOT NULL,
+    expires_at  INTEGER,
+    -- The live 'asker gone' mark: when and why the asker left.
+    gone_at     INTEGER,
+    gone_reason TEXT,
+    outcome     TEXT CHECK (outcome IN
+                  ('answered','declined','cancelled','dismissed','timed_out','asker_gone')),
+    face        TEXT CHECK (face IN ('page','cli','asker','inbox')),
+    -- The document the asker gets.
+    document    TEXT,
+    decided_at  INTEGER,
+    CHECK ((outcome IS NULL) = (face IS NULL)
+       AND (outcome IS NULL) = (document IS NULL)
+       AND (outcome IS NULL) = (decided_at IS NULL))
+) STRICT;
+CREATE INDEX questions_pending ON questions (asked_at) WHERE outcome IS NULL;
+CREATE TABLE events (
+    seq      INTEGER PRIMARY KEY,
+    question TEXT NOT NULL REFERENCES questions (id),
+    at       INTEGER NOT NULL,
+    kind     TEXT NOT NULL CHECK (kind IN ('asked','asker_left','asker_back','decided')),
+    -- asker_left: the reason; decided: the outcome and the face, as 'outcome/face'.
+    detail   TEXT
+) STRICT;
+CREATE INDEX events_question ON events (question);
+CREATE TRIGGER outcome_written_once
+    BEFORE UPDATE OF outcome, face, document, decided_at ON questions
+    WHEN OLD.outcome IS NOT NULL
+BEGIN
+    SELECT RAISE(ABORT, 'an outcome is written once');
+END;
+CREATE TRIGGER events_never_rewritten BEFORE UPDATE ON events
+BEGIN
+    SELECT RAISE(ABORT, 'events are never rewritten');
+END;
+",
+    // 2: who decided (a person's name, from a named token).
+    "
+ALTER TABLE questions ADD COLUMN decided_by TEXT;
+DROP TRIGGER outcome_written_once;
+CREATE TRIGGER outcome_written_once
+    BEFORE UPDATE OF outcome, face, document, decided_at, decided_by ON questions
+    WHEN OLD.outcome IS NOT NULL
+BEGIN
+    SELECT RAISE(ABORT, 'an outcome is written once');
+END;
+",
+];
+
+pub struct SqliteStore {
+    conn: Connection,
+}
+
+impl SqliteStore {
+    /// Opens (creating it 0600, with its schema) the store at `path`.
+    pub fn open(path: &Path) -> Result<SqliteStore> {
+        SqliteStore::open_at(path, SCHEMA_VERSION)
+    }
+
+    /// [`SqliteStore::open`], migrating no further than `version`.
+    pub(super) fn open_at(path: &Path, version: i64) -> Result<SqliteStore> {
+        // SQLite gives its WAL and shared-memory files the database's mode.
+        let _ = crate::platform::files::private(
+            OpenOptions::new().create(true).truncate(false).write(true),
+        )
+        .open(path);
+        let conn = Connection::open(path)?;
+        conn.busy_timeout(Duration::from_secs(10))?;
+        let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(Error::NotWal(mode));
+        }
+        conn.execute_batch(
+            "PRAGMA synchronous = FULL;
+             PRAGMA foreign_keys = ON;
+             PRAGMA cache_size = -1024;",
+        )?;
+        let mut store = SqliteStore { conn };
+        store.migrate(version)?;
+        Ok(store)
+    }
+
+    fn migrate(&mut self, target: i64) -> Result<()> {
+        let tx = self.immediate()?;
+        let found: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        if found > SCHEMA_VERSION {
+            return Err(Error::NewerSchema {
+                found,
+                known: SCHEMA_VERSION,
+            });
+        }
+        for (version, step) in (1..).zip(MIGRATIONS) {
+            if version > found && version <= target {
+                tx.execute_batch(step)?;
+                tx.execute_batch(&format!("PRAGMA user_version = {version}"))?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// A write transaction that holds the file's write lock from its start.
+    fn immediate(&mut self) -> rusqlite::Result<Transaction<'_>> {
+        self.conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+    }
+
+    fn select(&self, id: &str) -> Result<Option<Stored>> {
+        let row = self
+            .conn
+            .query_row(
+                &format!("SELECT {COLUMNS} FROM questions WHERE id = ?1"),
+                [id],
+                read_row,
+            )
+            .optional()?;
+        row.map(Columns::stored).transpose()
+    }
+}
+
+impl Store for SqliteStore {
+    fn ask(&mut self, question: &NewQuestion) -> Result<(String, bool)> {
+        let tx = self.immediate()?;
+        let existing: Option<String> = tx
+            .query_row(
+                "SELECT id FROM questions WHERE ask_key = ?1",
+                [&question.ask_key],
+                |row| row.get(0),
+            )
+            .optional()?;
+        if let Some(id) = existing {
+            return Ok((id, false));
+        }
+        let id = loop {
+            let id = new_id()?;
+            let taken: bool = tx.query_row(
+                "SELECT EXISTS (SELECT 1 FROM questions WHERE id = ?1)",
+                [&id],
+                |row| row.get(0),
+            )?;
+            if !taken {
+                break id;
+            }
+        };
+        tx.execute(
+            "INSERT INTO questions (id, ask_key, input, prompt, source_name, source_cwd,
+                 source_pid, asked_at, expires_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                id,
+                question.ask_key,
+                question.input,
+                question.prompt,
+                question.source.name,
+                question.source.cwd,
+                question.source.pid,
+                question.asked_at,
+                question.expires_at,
+            ],
+        )?;
+        log_event(&tx, &id, question.asked_at, "asked", None)?;
+        tx.commit()?;
+        Ok((id, true))
+    }
+
+    fn get(&mut self, id: &str) -> Result<Option<Stored>> {
+        self.select(id)
+    }
+
+    fn pending(&mut self) -> Result<Vec<Stored>> {
+        let mut statement = self.conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM questions WHERE outcome IS NULL ORDER BY asked_at, rowid"
+        ))?;
+        let rows = statement.query_map([], read_row)?;
+        rows.map(|row| row?.stored()).collect()
+    }
+
+    fn history(&mut self, limit: Option<usize>) -> Result<Vec<Stored>> {
+        let limit = limit.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
+        let mut statement = self.conn.prepare(&format!(
+            "SELECT {COLUMNS} FROM questions WHERE outcome IS NOT NULL
+             ORDER BY decided_at DESC, rowid DESC LIMIT ?1"
+        ))?;
+        let rows = statement.query_map([limit], read_row)?;
+        rows.map(|row| row?.stored()).collect()
+    }
+
+    fn decide(&mut self, id: &str, decision: &Decision) -> Result<Decided> {
+        let tx = self.immediate()?;
+        let changed = tx.execute(
+            "UPDATE questions SET outcome = ?2, face = ?3, document = ?4, decided_at = ?5,
+                 decided_by = ?6, gone_at = NULL, gone_reason = NULL
+             WHERE id = ?1 AND outcome IS NULL",
+            params![
+                id,
+                decision.outcome.as_str(),
+                decision.face.as_str(),
+                decision.document,
+                decision.at,
+                decision.by,
+            ],
+        )?;
+        if changed == 1 {
+            log_event(&tx, id, decision.at, "decided", Some(&decision.detail()))?;
+            tx.commit()?;
+            return Ok(Decided::Now);
+        }
+        let before = tx
+            .query_row(
+                &format!("SELECT {COLUMNS} FROM questions WHERE id = ?1"),
+                [id],
+                read_row,
+            )
+            .optional()?;
+        Ok(match before.map(Columns::stored).transpose()? {
+            Some(Stored {
+                decision: Some(decision),
+                ..
+            }) => Decided::Already(decision),
+            // Pending yet unchanged cannot happen inside the transaction.
+            _ => Decided::Unknown,
+        })
+    }
+
+    fn mark_gone(&mut self, id: &str, reason: &str, at: Millis) -> Result<bool> {
+        let tx = self.immediate()?;
+        let changed = tx.execute(
+            "UPDATE questions SET gone_at = ?2, gone_reason = ?3
+             WHERE id = ?1 AND outcome IS NULL AND gone_at IS NULL",
+            params![id, at, reason],
+        )?;
+        if changed == 1 {
+            log_event(&tx, id, at, "asker_left", Some(reason))?;
+        }
+        tx.commit()?;
+        Ok(changed == 1)
+    }
+
+    fn mark_back(&mut self, id: &str, at: Millis) -> Result<bool> {
+        let tx = self.immediate()?;
+        let changed = tx.execute(
+            "UPDATE questions SET gone_at = NULL, gone_reason = NULL
+             WHERE id = ?1 AND outcome IS NULL AND gone_at IS NOT NULL",
+            params![id],
+        )?;
+        if changed == 1 {
+            log_event(&tx, id, at, "asker_back", None)?;
+        }
+        tx.commit()?;
+        Ok(changed == 1)
+    }
+
+    fn events(&mut self, id: &str) -> Result<Vec<Event>> {
+        let mut statement = self
+            .conn
+            .prepare("SELECT at, kind, detail FROM events WHERE question = ?1 ORDER BY seq")?;
+        let rows = statement.query_map([id], |row| {
+            Ok(Event {
+                at: row.get(0)?,
+                kind: row.get(1)?,
+                detail: row.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    fn schema_version(&mut self) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA user_version", [], |row| row.get(0))?)
+    }
+
+    fn kind(&self) -> &'static str {
+        "sqlite"
+    }
+}
+
+const COLUMNS: &str = "id, ask_key, input, prompt, source_name, source_cwd, source_pid, \
+     asked_at, expires_at, gone_at, gone_reason, outcome, face, document, decided_at, decided_by";
+
+/// A row as read, before its outcome and face are parsed.
+struct Columns {
+    id: String,
+    question: NewQuestion,
+    gone: Option<(Millis, String)>,
+    outcome: Option<String>,
+    face: Option<String>,
+    document: Option<String>,
+    decided_at: Option<Millis>,
+    decided_by: Option<String>,
+}
+
+impl Columns {
+    fn stored(self) -> Result<Stored> {
+        Ok(Stored {
+            id: self.id,
+            question: self.question,
+            gone: self.gone,
+            decision: Decision::from_columns(
+                self.outcome,
+                self.face,
+                self.document,
+                self.decided_at,
+                self.decided_by,
+            )?,
+        })
+    }
+}
+
+fn read_row(row: &Row<'_>) -> rusqlite::Result<Columns> {
+    let gone_at: Option<Millis> = row.get(9)?;
+    let gone_reason: Option<String> = row.get(10)?;
+    Ok(Columns {
+        id: row.get(0)?,
+        question: NewQuestion {
+            ask_key: row.get(1)?,
+            input: row.get(2)?,
+            prompt: row.get(3)?,
+            source: Source {
+                name: row.get(4)?,
+                cwd: row.get(5)?,
+                pid: row.get(6)?,
+            },
+            asked_at: row.get(7)?,
+            expires_at: row.get(8)?,
+        },
+        gone: gone_at.map(|at| (at, gone_reason.unwrap_or_default())),
+        outcome: row.get(11)?,
+        face: row.get(12)?,
+        document: row.get(13)?,
+        decided_at: row.get(14)?,
+        decided_by: row.get(15)?,
+    })
+}
+
+fn log_event(
+    tx: &Transaction<'_>,
+    id: &str,
+    at: Millis,
+    kind: &str,
+    detail: Option<&str>,
+) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT INTO events (question, at, kind, detail) VALUES (?1, ?2, ?3, ?4)",
+        params![id, at, kind, detail],
+    )
+    .map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    //! What only SQLite has: its file, its journal, and SQL run past the
+    //! code. The rules both stores share are tested on both in tests/store.rs.
+    use super::*;
+    use crate::inbox::store::{Face, Outcome, now_ms};
+
+    fn question(key: &str) -> NewQuestion {
+        NewQuestion {
+            ask_key: key.into(),
+            input: r#"{"question":"Deploy?"}"#.into(),
+            prompt: "{}".into(),
+            source: Source::default(),
+            asked_at: 1_000,
+            expires_at: None,
+        }
+    }
+
+    #[test]
+    fn the_database_refuses_a_second_outcome_and_rewritten_events() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap();
+        let (id, _) = store.ask(&question("k")).unwrap();
+        let decision = Decision {
+            outcome: Outcome::Answered,
+            face: Face::Page,
+            document: "{}".into(),
+            at: now_ms(),
+            by: Some("Ada".into()),
+        };
+        assert_eq!(store.decide(&id, &decision).unwrap(), Decided::Now);
+        // Even SQL that skips the code cannot rewrite an outcome.
+        for column in ["outcome = 'dismissed'", "decided_by = 'Mallory'"] {
+            let err = store
+                .conn
+                .execute(&format!("UPDATE questions SET {column}"), [])
+                .unwrap_err();
+            assert!(err.to_string().contains("written once"), "{column}: {err}");
+        }
+        let err = store
+            .conn
+            .execute("UPDATE events SET kind = 'asked'", [])
+            .unwrap_err();
+        assert!(err.to_string().contains("never rewritten"), "{err}");
+    }
+
+    #[test]
+    fn the_journal_is_wal_with_full_sync_and_the_files_are_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("inbox.sqlite3");
+        let mut store = SqliteStore::open(&path).unwrap();
+        store.ask(&question("k")).unwrap();
+        let mode: String = store
+            .conn
+            .query_row("PRAGMA journal_mode", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        let synchronous: i64 = store
+            .conn
+            .query_row("PRAGMA synchronous", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(synchronous, 2, "FULL");
+        // Modes are Unix's; on Windows the profile's access list applies.
+        #[cfg(unix)]
+        for file in ["inbox.sqlite3", "inbox.sqlite3-wal"] {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.path().join(file))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600, "{file}");
+        }
+    }
+}

@@ -1,0 +1,503 @@
+//! The store's own tests, run unchanged against both of its implementations:
+//! each test below runs as `sqlite::NAME` (a file in a temporary folder) and
+//! as `postgres::NAME` (a fresh database on a real PostgreSQL server,
+//! tests/common/postgres.rs). Without PostgreSQL installed the `postgres::`
+//! tests are ignored, and under CI they fail.
+//!
+//! "Two replicas" here are two stores open on the same place, each with its
+//! own connection, as two inbox processes have.
+#![cfg(unix)]
+
+mod common;
+
+use std::any::Any;
+use std::sync::{Arc, Barrier};
+
+use ask_user::inbox::store::{
+    self, Decided, Decision, Error, Event, Face, Location, Millis, NewQuestion, Outcome,
+    SCHEMA_VERSION, Source, Store, Stored, is_id, now_ms,
+};
+use common::harness;
+use common::postgres;
+
+/// Where a test's store lives, kept alive as long as the test runs.
+struct Place {
+    location: Location,
+    /// The temporary folder of a SQLite store.
+    _keep: Box<dyn Any>,
+    /// Runs SQL past the store's code (for the rules the database enforces).
+    raw: fn(&Location, &str) -> Result<(), String>,
+}
+
+impl Place {
+    fn sqlite() -> Place {
+        let dir = tempfile::tempdir().unwrap();
+        Place {
+            location: Location::Sqlite(dir.path().join("inbox.sqlite3")),
+            _keep: Box::new(dir),
+            raw: |location, sql| {
+                let Location::Sqlite(path) = location else {
+                    unreachable!()
+                };
+                let conn = rusqlite::Connection::open(path).map_err(|e| e.to_string())?;
+                conn.execute_batch(sql).map_err(|e| e.to_string())
+            },
+        }
+    }
+
+    fn postgres() -> Place {
+        let server = harness::require(postgres::shared(), postgres::MISSING);
+        Place {
+            location: Location::Postgres(server.new_database()),
+            _keep: Box::new(()),
+            raw: |location, sql| {
+                let Location::Postgres(url) = location else {
+                    unreachable!()
+                };
+                let mut client = ::postgres::Client::connect(url, ::postgres::NoTls)
+                    .map_err(|e| e.to_string())?;
+                client
+                    .batch_execute(sql)
+                    .map_err(|e| match e.as_db_error() {
+                        Some(db) => db.message().to_string(),
+                        None => e.to_string(),
+                    })
+            },
+        }
+    }
+
+    /// A new connection to this store (another replica's, or after a restart).
+    fn open(&self) -> Box<dyn Store> {
+        store::open(&self.location).unwrap()
+    }
+
+    fn raw(&self, sql: &str) -> Result<(), String> {
+        (self.raw)(&self.location, sql)
+    }
+}
+
+/// Each test, once per store.
+macro_rules! suite {
+    ($($test:ident),+ $(,)?) => {
+        #[allow(clippy::vec_init_then_push)] // a push per test and store, from the macro
+        fn main() -> std::process::ExitCode {
+            let mut tests: Vec<(&'static str, fn())> = Vec::new();
+            $(
+                tests.push((concat!("sqlite::", stringify!($test)), || $test(&Place::sqlite())));
+                tests.push((concat!("postgres::", stringify!($test)), || $test(&Place::postgres())));
+            )+
+            tests.push((
+                "postgres::a_restarted_server_is_reconnected_to_by_the_next_call",
+                a_restarted_server_is_reconnected_to_by_the_next_call,
+            ));
+            harness::run(file!(), tests)
+        }
+    };
+}
+
+suite!(
+    a_question_round_trips_and_lists_oldest_first,
+    a_retried_ask_finds_its_question,
+    retries_racing_on_two_replicas_store_one_question,
+    the_first_decision_wins_and_is_never_rewritten,
+    twenty_answers_racing_on_two_replicas_one_outcome,
+    what_was_acknowledged_is_there_after_reopening,
+    asker_gone_marks_come_and_go_and_are_logged,
+    history_is_the_decided_questions_newest_first_and_write_once,
+    an_empty_store_is_created_at_the_current_schema,
+    a_store_at_the_previous_schema_is_migrated_and_keeps_its_questions,
+    a_newer_schema_is_refused,
+);
+
+fn question(key: &str, asked_at: Millis) -> NewQuestion {
+    NewQuestion {
+        ask_key: key.into(),
+        input: r#"{"question":"Deploy?","options":["yes","no"]}"#.into(),
+        prompt: r#"{"tool":"ask_user"}"#.into(),
+        source: Source {
+            name: Some("claude-code".into()),
+            cwd: Some("/src/app".into()),
+            pid: Some(4242),
+        },
+        asked_at,
+        expires_at: Some(asked_at + 60_000),
+    }
+}
+
+fn decision(outcome: Outcome, face: Face, document: &str) -> Decision {
+    Decision {
+        outcome,
+        face,
+        document: document.into(),
+        at: now_ms(),
+        by: None,
+    }
+}
+
+fn kinds(events: Vec<Event>) -> Vec<(String, Option<String>)> {
+    events.into_iter().map(|e| (e.kind, e.detail)).collect()
+}
+
+fn a_question_round_trips_and_lists_oldest_first(place: &Place) {
+    let mut store = place.open();
+    let (late, created) = store.ask(&question("k2", 2_000)).unwrap();
+    assert!(created);
+    let (early, _) = store.ask(&question("k1", 1_000)).unwrap();
+    let (tie, _) = store.ask(&question("k3", 2_000)).unwrap();
+    assert!(
+        is_id(&late) && is_id(&early) && late != early,
+        "{late} {early}"
+    );
+    let pending: Vec<String> = store.pending().unwrap().into_iter().map(|q| q.id).collect();
+    assert_eq!(
+        pending,
+        [early.clone(), late.clone(), tie],
+        "by time, then as stored"
+    );
+    let stored = store.get(&early).unwrap().unwrap();
+    assert_eq!(
+        stored,
+        Stored {
+            id: early.clone(),
+            question: question("k1", 1_000),
+            gone: None,
+            decision: None,
+        }
+    );
+    assert_eq!(store.get("zzzzzzzz").unwrap(), None);
+    // A question without a source or a time limit keeps its NULLs.
+    let bare = NewQuestion {
+        source: Source::default(),
+        expires_at: None,
+        ..question("bare", 3_000)
+    };
+    let (id, _) = store.ask(&bare).unwrap();
+    assert_eq!(store.get(&id).unwrap().unwrap().question, bare);
+}
+
+fn a_retried_ask_finds_its_question(place: &Place) {
+    let mut store = place.open();
+    let (id, created) = store.ask(&question("same", 1_000)).unwrap();
+    assert!(created);
+    assert_eq!(
+        store.ask(&question("same", 5_000)).unwrap(),
+        (id.clone(), false)
+    );
+    assert_eq!(store.pending().unwrap().len(), 1);
+    // From another replica too.
+    assert_eq!(
+        place.open().ask(&question("same", 6_000)).unwrap(),
+        (id, false)
+    );
+}
+
+fn retries_racing_on_two_replicas_store_one_question(place: &Place) {
+    for round in 0..10 {
+        let start = Arc::new(Barrier::new(4));
+        let askers: Vec<_> = (0..4)
+            .map(|_| {
+                let mut own = place.open();
+                let start = Arc::clone(&start);
+                std::thread::spawn(move || {
+                    start.wait();
+                    own.ask(&question(&format!("race{round}"), 1_000)).unwrap()
+                })
+            })
+            .collect();
+        let results: Vec<(String, bool)> = askers.into_iter().map(|a| a.join().unwrap()).collect();
+        let created = results.iter().filter(|(_, created)| *created).count();
+        assert_eq!(created, 1, "round {round}: {results:?}");
+        assert!(
+            results.iter().all(|(id, _)| *id == results[0].0),
+            "one id: {results:?}"
+        );
+    }
+    assert_eq!(place.open().pending().unwrap().len(), 10);
+}
+
+fn the_first_decision_wins_and_is_never_rewritten(place: &Place) {
+    let mut store = place.open();
+    let (id, _) = store.ask(&question("k", 1_000)).unwrap();
+    let first = Decision {
+        by: Some("Ada".into()),
+        ..decision(Outcome::Answered, Face::Page, r#"{"answered":true}"#)
+    };
+    assert_eq!(store.decide(&id, &first).unwrap(), Decided::Now);
+    let second = decision(Outcome::Cancelled, Face::Cli, r#"{"cancelled":true}"#);
+    assert_eq!(
+        store.decide(&id, &second).unwrap(),
+        Decided::Already(first.clone())
+    );
+    assert_eq!(store.get(&id).unwrap().unwrap().decision, Some(first));
+    assert!(store.pending().unwrap().is_empty());
+    assert_eq!(store.decide("00000000", &second).unwrap(), Decided::Unknown);
+    // Even SQL that skips the code cannot rewrite an outcome or an event.
+    for change in [
+        "UPDATE questions SET outcome = 'dismissed'",
+        "UPDATE questions SET document = '{}'",
+        "UPDATE questions SET decided_by = 'Mallory'",
+    ] {
+        let err = place.raw(change).unwrap_err();
+        assert!(err.contains("written once"), "{change}: {err}");
+    }
+    let err = place.raw("UPDATE events SET kind = 'asked'").unwrap_err();
+    assert!(err.contains("never rewritten"), "{err}");
+}
+
+fn twenty_answers_racing_on_two_replicas_one_outcome(place: &Place) {
+    let mut store = place.open();
+    let (id, _) = store.ask(&question("raced", 1_000)).unwrap();
+    // Two replicas, each with ten answers in flight on connections of its own.
+    let start = Arc::new(Barrier::new(20));
+    let writers: Vec<_> = (0..20)
+        .map(|n| {
+            let mut own = place.open();
+            let (id, start) = (id.clone(), Arc::clone(&start));
+            std::thread::spawn(move || {
+                let face = if n % 2 == 0 { Face::Page } else { Face::Cli };
+                let mine = Decision {
+                    by: Some(format!("person {n}")),
+                    ..decision(Outcome::Answered, face, &format!("{{\"n\":{n}}}"))
+                };
+                start.wait();
+                (mine.clone(), own.decide(&id, &mine).unwrap())
+            })
+        })
+        .collect();
+    let results: Vec<(Decision, Decided)> =
+        writers.into_iter().map(|w| w.join().unwrap()).collect();
+    let winners: Vec<&Decision> = results
+        .iter()
+        .filter(|(_, d)| *d == Decided::Now)
+        .map(|(mine, _)| mine)
+        .collect();
+    assert_eq!(winners.len(), 1, "{results:?}");
+    let winner = winners[0].clone();
+    for (_, decided) in &results {
+        assert!(
+            *decided == Decided::Now || *decided == Decided::Already(winner.clone()),
+            "every loser sees the winner's outcome: {decided:?}"
+        );
+    }
+    assert_eq!(store.get(&id).unwrap().unwrap().decision, Some(winner));
+    let decided_events = store
+        .events(&id)
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.kind == "decided")
+        .count();
+    assert_eq!(decided_events, 1);
+}
+
+fn what_was_acknowledged_is_there_after_reopening(place: &Place) {
+    let mut store = place.open();
+    let (a, _) = store.ask(&question("a", 1_000)).unwrap();
+    let (b, _) = store.ask(&question("b", 2_000)).unwrap();
+    let answered = decision(Outcome::Answered, Face::Cli, "{}");
+    store.decide(&a, &answered).unwrap();
+    // Dropped without any goodbye, as a killed process would be.
+    std::mem::forget(store);
+    let mut store = place.open();
+    assert_eq!(store.get(&a).unwrap().unwrap().decision, Some(answered));
+    let pending: Vec<String> = store.pending().unwrap().into_iter().map(|q| q.id).collect();
+    assert_eq!(pending, [b]);
+}
+
+fn asker_gone_marks_come_and_go_and_are_logged(place: &Place) {
+    let mut store = place.open();
+    let (id, _) = store.ask(&question("k", 1_000)).unwrap();
+    assert!(store.mark_gone(&id, "timeout", 5_000).unwrap());
+    assert!(
+        !store.mark_gone(&id, "killed", 6_000).unwrap(),
+        "already marked"
+    );
+    assert_eq!(
+        store.get(&id).unwrap().unwrap().gone,
+        Some((5_000, "timeout".to_string()))
+    );
+    assert!(store.mark_back(&id, 7_000).unwrap());
+    assert!(!store.mark_back(&id, 7_500).unwrap());
+    assert_eq!(store.get(&id).unwrap().unwrap().gone, None);
+    assert!(store.mark_gone(&id, "killed", 8_000).unwrap());
+    let gone = decision(Outcome::AskerGone, Face::Inbox, "{}");
+    store.decide(&id, &gone).unwrap();
+    assert_eq!(
+        store.get(&id).unwrap().unwrap().gone,
+        None,
+        "a decided question has no live mark"
+    );
+    assert!(!store.mark_gone(&id, "killed", 9_000).unwrap());
+    assert!(!store.mark_back(&id, 9_500).unwrap());
+    assert!(!store.mark_gone("zzzzzzzz", "killed", 9_000).unwrap());
+    let events = store.events(&id).unwrap();
+    assert_eq!(
+        events.iter().map(|e| e.at).take(4).collect::<Vec<_>>(),
+        [1_000, 5_000, 7_000, 8_000]
+    );
+    assert_eq!(
+        kinds(events),
+        [
+            ("asked".to_string(), None),
+            ("asker_left".to_string(), Some("timeout".to_string())),
+            ("asker_back".to_string(), None),
+            ("asker_left".to_string(), Some("killed".to_string())),
+            ("decided".to_string(), Some("asker_gone/inbox".to_string())),
+        ]
+    );
+}
+
+fn history_is_the_decided_questions_newest_first_and_write_once(place: &Place) {
+    let mut store = place.open();
+    let mut ids = Vec::new();
+    for (n, outcome) in [Outcome::Answered, Outcome::Dismissed, Outcome::TimedOut]
+        .into_iter()
+        .enumerate()
+    {
+        let (id, _) = store.ask(&question(&format!("k{n}"), 1_000)).unwrap();
+        let mut decided = decision(outcome, Face::Page, "{}");
+        decided.at = 10_000 + i64::try_from(n).unwrap();
+        store.decide(&id, &decided).unwrap();
+        ids.push(id);
+    }
+    store.ask(&question("pending", 1_000)).unwrap();
+    let mut listed = |limit| -> Vec<(String, Outcome)> {
+        store
+            .history(limit)
+            .unwrap()
+            .into_iter()
+            .map(|q| (q.id, q.decision.unwrap().outcome))
+            .collect()
+    };
+    let all = [
+        (ids[2].clone(), Outcome::TimedOut),
+        (ids[1].clone(), Outcome::Dismissed),
+        (ids[0].clone(), Outcome::Answered),
+    ];
+    assert_eq!(listed(None), all);
+    assert_eq!(listed(Some(1)), [all[0].clone()]);
+    assert!(listed(Some(0)).is_empty());
+    // Nothing rewrites what history shows: a second decision changes nothing.
+    let late = decision(Outcome::Cancelled, Face::Cli, "{}");
+    assert!(matches!(
+        store.decide(&ids[0], &late).unwrap(),
+        Decided::Already(_)
+    ));
+    assert_eq!(
+        store
+            .history(None)
+            .unwrap()
+            .into_iter()
+            .map(|q| (q.id, q.decision.unwrap().outcome))
+            .collect::<Vec<_>>(),
+        all
+    );
+}
+
+fn an_empty_store_is_created_at_the_current_schema(place: &Place) {
+    let mut store = place.open();
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+    assert_eq!(SCHEMA_VERSION, 2);
+    let kind = store.kind();
+    assert_eq!(
+        kind,
+        match place.location {
+            Location::Sqlite(_) => "sqlite",
+            Location::Postgres(_) => "postgres",
+        }
+    );
+    // Opening it again (a second replica, a restart) migrates nothing.
+    drop(store);
+    assert_eq!(place.open().schema_version().unwrap(), SCHEMA_VERSION);
+}
+
+fn a_store_at_the_previous_schema_is_migrated_and_keeps_its_questions(place: &Place) {
+    let mut old = store::open_at(&place.location, 1).unwrap();
+    assert_eq!(old.schema_version().unwrap(), 1);
+    // What schema 1 could hold: a pending question and a decided one.
+    let (pending, _) = old.ask(&question("p", 1_000)).unwrap();
+    let (decided, _) = old.ask(&question("d", 2_000)).unwrap();
+    // Decided as schema 1 wrote it (no decided_by): by its own SQL.
+    place
+        .raw(&format!(
+            "UPDATE questions SET outcome = 'answered', face = 'page', document = '{{\"ok\":true}}',
+                 decided_at = 5000 WHERE id = '{decided}';
+             INSERT INTO events (question, at, kind, detail)
+                 VALUES ('{decided}', 5000, 'decided', 'answered/page');"
+        ))
+        .unwrap();
+    let answered = Decision {
+        at: 5_000,
+        ..decision(Outcome::Answered, Face::Page, r#"{"ok":true}"#)
+    };
+    drop(old);
+    let mut store = place.open();
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+    assert_eq!(store.pending().unwrap()[0].id, pending);
+    assert_eq!(
+        store.get(&decided).unwrap().unwrap().decision,
+        Some(answered.clone())
+    );
+    // Schema 2's column works, and its rule covers it.
+    let named = Decision {
+        by: Some("Grace".into()),
+        ..answered
+    };
+    assert_eq!(store.decide(&pending, &named).unwrap(), Decided::Now);
+    assert_eq!(store.get(&pending).unwrap().unwrap().decision, Some(named));
+    let err = place
+        .raw("UPDATE questions SET decided_by = 'Mallory'")
+        .unwrap_err();
+    assert!(err.contains("written once"), "{err}");
+}
+
+fn a_newer_schema_is_refused(place: &Place) {
+    let store = place.open();
+    drop(store);
+    let newer = match place.location {
+        Location::Sqlite(_) => "PRAGMA user_version = 99",
+        Location::Postgres(_) => "UPDATE ask_user_schema SET version = 99",
+    };
+    place.raw(newer).unwrap();
+    let err = store::open(&place.location)
+        .err()
+        .expect("a newer schema is refused");
+    assert!(
+        matches!(
+            err,
+            Error::NewerSchema {
+                found: 99,
+                known: 2
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("newer ask_user (schema 99"),
+        "{err}"
+    );
+}
+
+/// PostgreSQL only: the server restarts under an open store (an upgrade, a
+/// failover). The next call finds the connection lost, opens a new one and
+/// succeeds; it does not fail once first.
+fn a_restarted_server_is_reconnected_to_by_the_next_call() {
+    let server = harness::require(postgres::Server::start(), postgres::MISSING);
+    let location = Location::Postgres(server.new_database());
+    let mut store = store::open(&location).unwrap();
+    let (id, _) = store.ask(&question("before", 1_000)).unwrap();
+    server.stop();
+    server.run();
+    let answered = decision(Outcome::Answered, Face::Cli, "{}");
+    assert_eq!(store.decide(&id, &answered).unwrap(), Decided::Now);
+    assert_eq!(store.get(&id).unwrap().unwrap().decision, Some(answered));
+    // Down, a call fails with the server's address, and no password.
+    server.stop();
+    let err = store.pending().unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("PostgreSQL: error connecting to server"),
+        "{err}"
+    );
+    server.run();
+    assert_eq!(store.history(None).unwrap().len(), 1);
+}

@@ -1,0 +1,301 @@
+//! The team inbox (issue 24): several `ask_user inbox` replicas, as real
+//! processes, on one real PostgreSQL (tests/common/postgres.rs). Each replica
+//! has a state folder (and token) of its own; they share the store, and hear
+//! each other's changes by LISTEN/NOTIFY.
+#![cfg(unix)]
+
+mod common;
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use common::harness;
+use common::inbox::{Asker, Inbox, command, run, state, until};
+use common::page::{self, Response};
+use common::postgres::{self, Server};
+
+const DATABASE: &str = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"]}"#;
+
+common::harness::main!(
+    an_asker_on_one_replica_is_answered_and_cancelled_through_another,
+    asker_gone_and_back_and_a_dismissal_show_on_every_replica,
+    a_question_resumed_on_another_replica_gets_the_answer_given_on_the_first,
+    postgres_stopped_for_5_s_loses_nothing_and_every_change_arrives_after,
+    an_unreachable_store_is_a_clear_error_at_start,
+    healthz_and_readyz_need_no_token_and_readyz_follows_the_store,
+);
+
+fn replica(dir: &std::path::Path, url: &str, extra: &[&str]) -> Inbox {
+    let mut args = vec!["--port", "0", "--store", url];
+    args.extend_from_slice(extra);
+    Inbox::start_with(dir, &args)
+}
+
+/// `{"resume": id}` through `ask --ui inbox`, waiting in the background.
+fn resume(dir: &std::path::Path, id: &str) -> Asker {
+    let asker = Asker::spawn(
+        command(dir, &["ask", "--ui", "inbox", "-"]),
+        &format!(r#"{{"resume":"{id}"}}"#),
+    );
+    assert_eq!(asker.id, id);
+    asker
+}
+
+fn answered(id: &str, option: usize) -> Value {
+    let label = ["PostgreSQL", "SQLite"][option - 1];
+    json!({"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,
+           "timedOut":false,"inboxId":id,
+           "answers":[{"questionId":"q1","values":[label],"optionIds":[option.to_string()]}]})
+}
+
+fn listed<'a>(list: &'a [Value], id: &str) -> Option<&'a Value> {
+    list.iter().find(|item| item["inboxId"] == id)
+}
+
+const SOON: Duration = Duration::from_secs(10);
+
+fn an_asker_on_one_replica_is_answered_and_cancelled_through_another() {
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let (dir_a, dir_b) = (state(), state());
+    let a = replica(dir_a.path(), &url, &[]);
+    let b = replica(dir_b.path(), &url, &[]);
+    // Asked on A: listed on B at once (B heard A's notice).
+    let asker = Asker::ask(dir_a.path(), DATABASE, &[]);
+    until(SOON, "B lists A's question", || {
+        listed(&b.list(), &asker.id).is_some()
+    });
+    // Answered through B's `inbox answer`: A's asker gets it.
+    let (code, out) = run(
+        dir_b.path(),
+        &["inbox", "answer", &asker.id, "--reply", "2"],
+    );
+    assert_eq!(code, 0, "{out}");
+    let id = asker.id.clone();
+    assert_eq!(asker.finish(), (0, answered(&id, 2)));
+    // Both replicas' history show it, decided from a terminal.
+    for dir in [dir_a.path(), dir_b.path()] {
+        let (code, out) = run(dir, &["inbox", "history"]);
+        assert_eq!(code, 0);
+        let entry: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+        assert_eq!(
+            (&entry["inboxId"], &entry["outcome"], &entry["face"]),
+            (&json!(id), &json!("answered"), &json!("cli"))
+        );
+    }
+    // Answered again on A: the first answer (B's) won.
+    let (code, out) = run(dir_a.path(), &["inbox", "answer", &id, "--reply", "1"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("ALREADY_ANSWERED"), "{out}");
+    // Cancelled through B: A's asker ends cancelled (exit 130).
+    let asker = Asker::ask(dir_a.path(), DATABASE, &[]);
+    let (code, out) = run(dir_b.path(), &["inbox", "cancel", &asker.id]);
+    assert_eq!(code, 0, "{out}");
+    let (code, document) = asker.finish();
+    assert_eq!(
+        (code, &document["cancelled"]),
+        (130, &json!(true)),
+        "{document}"
+    );
+    // Through B's page (its HTTP API, as the page calls it) too.
+    let asker = Asker::ask(dir_a.path(), DATABASE, &[]);
+    let path = format!("/api/questions/{}/answer", asker.id);
+    let reply = b.request("POST", &path, r#"{"answers":[{"optionIds":["1"]}]}"#);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let id = asker.id.clone();
+    assert_eq!(asker.finish(), (0, answered(&id, 1)));
+    assert!(a.list().is_empty() && b.list().is_empty());
+    a.stop();
+    b.stop();
+}
+
+fn asker_gone_and_back_and_a_dismissal_show_on_every_replica() {
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let (dir_a, dir_b) = (state(), state());
+    let grace = ["--asker-grace", "1"];
+    let a = replica(dir_a.path(), &url, &grace);
+    let b = replica(dir_b.path(), &url, &grace);
+    // An asker on A that gives up after 1 s: "asker gone" on B too.
+    let asker = Asker::ask(dir_a.path(), DATABASE, &["--timeout", "1"]);
+    let id = asker.id.clone();
+    let (code, document) = asker.finish();
+    assert_eq!(
+        (code, &document["timedOut"]),
+        (124, &json!(true)),
+        "{document}"
+    );
+    until(SOON, "B marks the asker gone", || {
+        listed(&b.list(), &id).is_some_and(|q| q["askerGone"]["reason"] == "timeout")
+    });
+    // It comes back (a resume) on B: the mark goes on A too.
+    let back = resume(dir_b.path(), &id);
+    until(SOON, "A clears the mark", || {
+        listed(&a.list(), &id).is_some_and(|q| q.get("askerGone").is_none())
+    });
+    drop(back);
+    // Gone again (the resumer killed: after the grace), then dismissed on A:
+    // gone from B's list, and B's history says dismissed.
+    until(SOON, "A marks it gone again", || {
+        listed(&a.list(), &id).is_some_and(|q| q.get("askerGone").is_some())
+    });
+    let path = format!("/api/questions/{id}/dismiss");
+    let reply = a.request("POST", &path, "{}");
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    until(SOON, "B drops the dismissed question", || {
+        listed(&b.list(), &id).is_none()
+    });
+    let (_, out) = run(dir_b.path(), &["inbox", "history"]);
+    assert!(out.contains("\"outcome\":\"dismissed\""), "{out}");
+    a.stop();
+    b.stop();
+}
+
+fn a_question_resumed_on_another_replica_gets_the_answer_given_on_the_first() {
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let (dir_a, dir_b) = (state(), state());
+    let a = replica(dir_a.path(), &url, &[]);
+    let b = replica(dir_b.path(), &url, &[]);
+    // The asker on A is killed (its replica's host gave up); it comes back
+    // through B, waits there, and the person answers in A's page.
+    let asker = Asker::ask(dir_a.path(), DATABASE, &[]);
+    let id = asker.id.clone();
+    drop(asker);
+    let resumed = resume(dir_b.path(), &id);
+    let path = format!("/api/questions/{id}/answer");
+    let reply = a.request("POST", &path, r#"{"answers":[{"optionIds":["2"]}]}"#);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert_eq!(resumed.finish(), (0, answered(&id, 2)));
+    a.stop();
+    b.stop();
+}
+
+fn postgres_stopped_for_5_s_loses_nothing_and_every_change_arrives_after() {
+    // A server of this test's own: it is stopped.
+    let server = harness::require(Server::start(), postgres::MISSING);
+    let url = server.new_database();
+    let (dir_a, dir_b) = (state(), state());
+    let a = replica(dir_a.path(), &url, &[]);
+    let b = replica(dir_b.path(), &url, &[]);
+    let askers: Vec<Asker> = (0..3)
+        .map(|_| Asker::ask(dir_a.path(), DATABASE, &[]))
+        .collect();
+    until(SOON, "B lists the three", || b.list().len() == 3);
+    server.stop();
+    std::thread::sleep(Duration::from_secs(5));
+    for asker in &askers {
+        // Still waiting.
+        assert!(listed(&a.list(), &asker.id).is_some());
+    }
+    server.run();
+    // Answered on B (the first call after the outage finds a new connection).
+    let mut answers = Vec::new();
+    for (n, asker) in askers.iter().enumerate() {
+        let reply = 1 + n % 2;
+        let (code, out) = run(
+            dir_b.path(),
+            &["inbox", "answer", &asker.id, "--reply", &reply.to_string()],
+        );
+        assert_eq!(code, 0, "{out}");
+        answers.push(reply);
+    }
+    for (asker, reply) in askers.into_iter().zip(answers) {
+        let id = asker.id.clone();
+        assert_eq!(asker.finish(), (0, answered(&id, reply)));
+    }
+    // A question asked on B after the outage reaches A's list: A listens again.
+    let late = Asker::ask(dir_b.path(), DATABASE, &[]);
+    until(SOON, "A lists B's new question", || {
+        listed(&a.list(), &late.id).is_some()
+    });
+    drop(late);
+    a.stop();
+    b.stop();
+}
+
+fn an_unreachable_store_is_a_clear_error_at_start() {
+    let dir = state();
+    let (code, out) = run(
+        dir.path(),
+        &[
+            "inbox",
+            "--port",
+            "0",
+            "--store",
+            "postgres://ask:secret@127.0.0.1:1/inbox",
+        ],
+    );
+    assert_eq!(code, 1, "{out}");
+    let document: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(document["error"]["code"], "WEB_ERROR");
+    let message = document["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "the inbox cannot open its store postgres://127.0.0.1:1/inbox (PostgreSQL: error connecting to server: "
+        ),
+        "{message}"
+    );
+    assert!(
+        !message.contains("secret"),
+        "no password in messages: {message}"
+    );
+}
+
+/// A GET without the token, as a load balancer sends it.
+fn probe(inbox: &Inbox, path: &str, host: &str) -> Response {
+    page::send(inbox.port, "GET", path, &[("Host", host)], b"")
+}
+
+fn healthz_and_readyz_need_no_token_and_readyz_follows_the_store() {
+    // SQLite: both up, with no token; nothing about any question is said.
+    let dir = state();
+    let local = Inbox::start(dir.path());
+    let host = local.host();
+    let asker = Asker::ask(dir.path(), DATABASE, &[]);
+    let health = probe(&local, "/healthz", &host);
+    assert_eq!(
+        (health.status, health.body.as_str()),
+        (200, r#"{"status":"ok"}"#)
+    );
+    let ready = probe(&local, "/readyz", &host);
+    assert_eq!(
+        (ready.status, ready.body.as_str()),
+        (200, r#"{"status":"ready","store":"sqlite"}"#)
+    );
+    assert!(!ready.body.contains(&asker.id));
+    // Still the Host check (DNS rebinding), and only GET; no other route
+    // opens without the token.
+    assert_eq!(probe(&local, "/healthz", "evil.example").status, 403);
+    let post = page::send(local.port, "POST", "/healthz", &[("Host", &host)], b"{}");
+    assert_eq!(post.status, 401);
+    for path in ["/api/questions", "/metrics", "/api/history", "/healthz/x"] {
+        assert_eq!(probe(&local, path, &host).status, 401, "{path}");
+    }
+    drop(asker);
+    local.stop();
+
+    // PostgreSQL: unready while the database is down, ready again after.
+    let server = harness::require(Server::start(), postgres::MISSING);
+    let url = server.new_database();
+    let dir = state();
+    let replica = replica(dir.path(), &url, &[]);
+    let host = replica.host();
+    let ready = || probe(&replica, "/readyz", &host);
+    assert_eq!(
+        (ready().status, ready().body),
+        (200, r#"{"status":"ready","store":"postgres"}"#.to_string())
+    );
+    server.stop();
+    until(SOON, "readyz says 503", || ready().status == 503);
+    assert_eq!(ready().body, r#"{"status":"unready","store":"postgres"}"#);
+    assert_eq!(
+        probe(&replica, "/healthz", &host).status,
+        200,
+        "alive meanwhile"
+    );
+    server.run();
+    until(SOON, "readyz says 200 again", || ready().status == 200);
+    replica.stop();
+}
