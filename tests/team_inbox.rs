@@ -21,6 +21,7 @@ common::harness::main!(
     an_asker_on_one_replica_is_answered_and_cancelled_through_another,
     asker_gone_and_back_and_a_dismissal_show_on_every_replica,
     a_question_resumed_on_another_replica_gets_the_answer_given_on_the_first,
+    kill_9_one_replica_under_three_askers_and_each_finds_its_question_on_the_next,
     postgres_stopped_for_5_s_loses_nothing_and_every_change_arrives_after,
     an_unreachable_store_is_a_clear_error_at_start,
     healthz_and_readyz_need_no_token_and_readyz_follows_the_store,
@@ -298,4 +299,51 @@ fn healthz_and_readyz_need_no_token_and_readyz_follows_the_store() {
     server.run();
     until(SOON, "readyz says 200 again", || ready().status == 200);
     replica.stop();
+}
+
+fn kill_9_one_replica_under_three_askers_and_each_finds_its_question_on_the_next() {
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let (dir_a, dir_b, askers_dir) = (state(), state(), state());
+    let a = replica(dir_a.path(), &url, &[]);
+    // One token for both replicas: B's state folder gets A's token file.
+    std::fs::copy(dir_a.path().join("token"), dir_b.path().join("token")).unwrap();
+    let b = replica(dir_b.path(), &url, &[]);
+    assert_eq!(a.token, b.token);
+    let both = format!("http://{},http://{}", a.host(), b.host());
+    let askers: Vec<Asker> = (0..3)
+        .map(|_| {
+            let mut asking = command(askers_dir.path(), &["ask", "--ui", "inbox", "-"]);
+            asking
+                .env("ASK_USER_INBOX", &both)
+                .env("ASK_USER_TOKEN", &a.token);
+            Asker::spawn(asking, DATABASE)
+        })
+        .collect();
+    until(SOON, "B lists the three", || b.list().len() == 3);
+    a.kill9();
+    // Only B is left: each asker's answer can only reach it through B.
+    let mut expected = Vec::new();
+    for (n, asker) in askers.iter().enumerate() {
+        let reply = 1 + n % 2;
+        let (code, out) = run(
+            dir_b.path(),
+            &["inbox", "answer", &asker.id, "--reply", &reply.to_string()],
+        );
+        assert_eq!(code, 0, "{out}");
+        expected.push(answered(&asker.id, reply));
+    }
+    for (asker, expected) in askers.into_iter().zip(expected) {
+        assert_eq!(asker.finish(), (0, expected));
+    }
+    // Nothing was asked twice: three questions in the store, all answered.
+    let name = url.rsplit('/').next().unwrap();
+    assert_eq!(
+        server.psql(
+            name,
+            "SELECT count(*) || ' ' || count(outcome) FROM questions"
+        ),
+        Ok("3 3".to_string())
+    );
+    b.stop();
 }

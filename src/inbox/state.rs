@@ -159,7 +159,8 @@ pub enum Missing {
     DeadProcess { file: PathBuf, pid: u32 },
     /// Nothing accepts connections at the address.
     Refused(String),
-    /// `ASK_USER_INBOX` is not an `http://HOST:PORT` address.
+    /// `ASK_USER_INBOX` is not an `http://HOST:PORT` address (or a list of
+    /// them, separated by commas or spaces).
     BadAddress(String),
     /// `ASK_USER_INBOX` is set and no token is known for it.
     NoToken(String),
@@ -187,7 +188,7 @@ impl Missing {
                 format!("no inbox is running: nothing answers at {address}; {start}")
             }
             Missing::BadAddress(value) => format!(
-                "ASK_USER_INBOX must be an http://HOST:PORT address, not {value:?}; set it to the URL `ask_user inbox` printed"
+                "ASK_USER_INBOX must be an http://HOST:PORT address (or several, separated by commas), not {value:?}; set it to the URL `ask_user inbox` printed"
             ),
             Missing::NoToken(address) => format!(
                 "ASK_USER_INBOX is {address} but no token is known for it; set ASK_USER_TOKEN to the inbox's token"
@@ -229,23 +230,37 @@ impl Lookup {
     pub fn discover(&self) -> Result<Endpoint, Missing> {
         let folder = self.folder.clone().map(StateDir::existing);
         let file = folder.as_ref().and_then(StateDir::read_inbox_file);
-        if let Some(address) = &self.address {
-            let (base, authority) =
-                parse_address(address).ok_or_else(|| Missing::BadAddress(address.clone()))?;
-            let token = self
-                .token
-                .clone()
-                .or_else(|| {
-                    file.filter(|f| parse_address(&f.url).is_some_and(|(b, _)| b == base))
-                        .map(|f| f.token)
-                })
-                .ok_or_else(|| Missing::NoToken(base.clone()))?;
-            probe(&authority)?;
-            return Ok(Endpoint {
-                base,
-                authority,
-                token,
-            });
+        if let Some(addresses) = &self.address {
+            // Several replicas of one inbox (a team inbox on PostgreSQL): the
+            // first that answers, in the order given. An asker whose replica
+            // goes away finds the next one here when it reconnects.
+            let parsed = addresses
+                .split([',', ' '])
+                .map(str::trim)
+                .filter(|a| !a.is_empty())
+                .map(|a| parse_address(a).ok_or_else(|| Missing::BadAddress(a.into())))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut found = Err(Missing::BadAddress(addresses.clone()));
+            for (base, authority) in parsed {
+                let token = self
+                    .token
+                    .clone()
+                    .or_else(|| {
+                        file.as_ref()
+                            .filter(|f| parse_address(&f.url).is_some_and(|(b, _)| b == base))
+                            .map(|f| f.token.clone())
+                    })
+                    .ok_or_else(|| Missing::NoToken(base.clone()))?;
+                found = probe(&authority).map(|()| Endpoint {
+                    base,
+                    authority,
+                    token,
+                });
+                if found.is_ok() {
+                    break;
+                }
+            }
+            return found;
         }
         let folder = folder.ok_or(Missing::NoFolder)?;
         let file = file.ok_or_else(|| Missing::NoFile(folder.inbox_file()))?;
@@ -574,6 +589,49 @@ mod tests {
         let message = Missing::Refused(closed_url).message();
         assert!(message.contains("ask_user inbox"), "{message}");
         drop(listener);
+    }
+
+    #[test]
+    fn several_addresses_are_replicas_tried_in_order() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let up = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+        let (_refusing, closed) = refusing_port();
+        let down = format!("http://127.0.0.1:{closed}");
+        let with = |address: String| Lookup {
+            folder: None,
+            address: Some(address),
+            token: Some("tok".into()),
+        };
+        // The first that answers, whatever the separator.
+        for list in [
+            format!("{down},{up}"),
+            format!("{down} {up}"),
+            format!(" {down} , {up} ,"),
+        ] {
+            assert_eq!(
+                with(list.clone()).discover().map(|e| e.base),
+                Ok(up.clone()),
+                "{list}"
+            );
+        }
+        assert_eq!(
+            with(format!("{up},{down}")).discover().map(|e| e.base),
+            Ok(up.clone())
+        );
+        // None answers: the last one's refusal.
+        assert_eq!(
+            with(format!("{down},{down}")).discover(),
+            Err(Missing::Refused(down.clone()))
+        );
+        // A malformed entry anywhere is said at once; an empty list is malformed.
+        assert_eq!(
+            with(format!("{up},ftp://x:1")).discover(),
+            Err(Missing::BadAddress("ftp://x:1".into()))
+        );
+        assert_eq!(
+            with(" , ".into()).discover(),
+            Err(Missing::BadAddress(" , ".into()))
+        );
     }
 
     #[test]
