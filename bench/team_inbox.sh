@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The team inbox: two replicas on one PostgreSQL (200 askers waiting on A,
+# answered through B; asks stored per second), against one replica on SQLite
+# measured in the same run. Needs PostgreSQL (.ci/setup-postgres.sh).
+# Usage: bench/team_inbox.sh [ASKERS] [ANSWERS] [ASKS]   (builds the release binary first)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+binary=${ASK_USER_BIN:-$(scripts/build-release)}
+python3 "$root/bench/team_inbox_bench.py" "$binary" "${1:-200}" "${2:-100}" "${3:-2000}"
