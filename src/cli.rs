@@ -263,6 +263,11 @@ pub struct InboxArgs {
     /// inbox.sqlite3 in the state folder.
     #[arg(long, value_name = "URL|FILE")]
     pub store: Option<String>,
+    /// Named tokens with roles, one `ROLE NAME TOKEN` a line (ROLE: person or asker):
+    /// a person lists, answers, cancels and reads history (which records the name); an
+    /// asker asks and waits for its own questions only. The file must be private (chmod 600).
+    #[arg(long, value_name = "FILE")]
+    pub tokens: Option<std::path::PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -272,7 +277,8 @@ pub enum InboxVerb {
     /// Print one JSON line per decided question, the most recently decided first.
     #[command(
         after_help = "Each line: inboxId, source, askedAt, outcome (answered, declined, cancelled, dismissed,\n\
-        timed_out, asker_gone), face (page, cli, asker, inbox), decidedAt, question (its prompt\n\
+        timed_out, asker_gone), face (page, cli, asker, inbox), decidedBy (a person token's name,\n\
+        when one decided), decidedAt, question (its prompt\n\
         document), answer (the answer document its asker got). Nothing in it is ever rewritten.\n\
         Exit codes: 0 done, 1 error (NO_INBOX), 2 usage error."
     )]

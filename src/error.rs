@@ -89,13 +89,16 @@ pub enum AskError {
     /// they are different versions.
     #[error("{0}")]
     VersionMismatch(Detail),
+    /// A token whose role does not allow the request (`--tokens`).
+    #[error("{0}")]
+    Forbidden(Detail),
     #[error("{0}")]
     InternalError(Detail),
 }
 
 impl AskError {
     /// Every code, in the documented order (docs/documents.md, schema).
-    pub const CODES: [&'static str; 22] = [
+    pub const CODES: [&'static str; 23] = [
         "INVALID_JSON",
         "INVALID_INPUT",
         "INPUT_TOO_LARGE",
@@ -117,6 +120,7 @@ impl AskError {
         "UNKNOWN_QUESTION",
         "ALREADY_ANSWERED",
         "VERSION_MISMATCH",
+        "FORBIDDEN",
         "INTERNAL_ERROR",
     ];
 
@@ -143,6 +147,7 @@ impl AskError {
             AskError::UnknownQuestion(_) => "UNKNOWN_QUESTION",
             AskError::AlreadyAnswered(_) => "ALREADY_ANSWERED",
             AskError::VersionMismatch(_) => "VERSION_MISMATCH",
+            AskError::Forbidden(_) => "FORBIDDEN",
             AskError::InternalError(_) => "INTERNAL_ERROR",
         }
     }
@@ -172,6 +177,7 @@ impl AskError {
             "UNKNOWN_QUESTION" => AskError::UnknownQuestion,
             "ALREADY_ANSWERED" => AskError::AlreadyAnswered,
             "VERSION_MISMATCH" => AskError::VersionMismatch,
+            "FORBIDDEN" => AskError::Forbidden,
             "INTERNAL_ERROR" => AskError::InternalError,
             _ => return None,
         };
@@ -201,6 +207,7 @@ impl AskError {
             | AskError::UnknownQuestion(d)
             | AskError::AlreadyAnswered(d)
             | AskError::VersionMismatch(d)
+            | AskError::Forbidden(d)
             | AskError::InternalError(d) => d,
         }
     }

@@ -224,6 +224,7 @@ fn inbox(args: InboxArgs) -> i32 {
                     .filter(|store| !store.is_empty())
                     .as_deref()
                     .map(ask_user::inbox::store::Location::parse),
+                tokens: args.tokens,
             };
             match ask_user::inbox::serve(options) {
                 Ok(()) => exit::OK,

@@ -106,7 +106,9 @@ suite!(
     history_is_the_decided_questions_newest_first_and_write_once,
     an_empty_store_is_created_at_the_current_schema,
     a_store_at_the_previous_schema_is_migrated_and_keeps_its_questions,
+    a_store_at_schema_1_is_migrated_through_every_step,
     a_newer_schema_is_refused,
+    who_asked_is_kept_and_written_once,
 );
 
 fn question(key: &str, asked_at: Millis) -> NewQuestion {
@@ -121,6 +123,7 @@ fn question(key: &str, asked_at: Millis) -> NewQuestion {
         },
         asked_at,
         expires_at: Some(asked_at + 60_000),
+        asked_by: None,
     }
 }
 
@@ -396,7 +399,7 @@ fn history_is_the_decided_questions_newest_first_and_write_once(place: &Place) {
 fn an_empty_store_is_created_at_the_current_schema(place: &Place) {
     let mut store = place.open();
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
-    assert_eq!(SCHEMA_VERSION, 2);
+    assert_eq!(SCHEMA_VERSION, 3);
     let kind = store.kind();
     assert_eq!(
         kind,
@@ -411,43 +414,76 @@ fn an_empty_store_is_created_at_the_current_schema(place: &Place) {
 }
 
 fn a_store_at_the_previous_schema_is_migrated_and_keeps_its_questions(place: &Place) {
-    let mut old = store::open_at(&place.location, 1).unwrap();
-    assert_eq!(old.schema_version().unwrap(), 1);
-    // What schema 1 could hold: a pending question and a decided one.
-    let (pending, _) = old.ask(&question("p", 1_000)).unwrap();
-    let (decided, _) = old.ask(&question("d", 2_000)).unwrap();
-    // Decided as schema 1 wrote it (no decided_by): by its own SQL.
+    migrated_from(place, SCHEMA_VERSION - 1);
+}
+
+fn a_store_at_schema_1_is_migrated_through_every_step(place: &Place) {
+    migrated_from(place, 1);
+}
+
+/// A store as ask_user left it at schema `from`, rows written by that
+/// schema's own SQL (the columns of schema 1, which every schema has), then
+/// opened by this one.
+fn migrated_from(place: &Place, from: i64) {
+    let old = store::open_at(&place.location, from).unwrap();
+    let mut old = old;
+    assert_eq!(old.schema_version().unwrap(), from);
+    drop(old);
+    // A pending question and a decided one.
     place
-        .raw(&format!(
-            "UPDATE questions SET outcome = 'answered', face = 'page', document = '{{\"ok\":true}}',
-                 decided_at = 5000 WHERE id = '{decided}';
-             INSERT INTO events (question, at, kind, detail)
-                 VALUES ('{decided}', 5000, 'decided', 'answered/page');"
-        ))
+        .raw(
+            "INSERT INTO questions (id, ask_key, input, prompt, asked_at)
+                 VALUES ('pppppppp', 'p', '{\"question\":\"Deploy?\"}', '{}', 1000);
+             INSERT INTO questions (id, ask_key, input, prompt, asked_at, outcome, face,
+                 document, decided_at)
+                 VALUES ('dddddddd', 'd', '{\"question\":\"Deploy?\"}', '{}', 2000, 'answered',
+                     'page', '{\"ok\":true}', 5000);
+             INSERT INTO events (question, at, kind) VALUES ('pppppppp', 1000, 'asked');",
+        )
         .unwrap();
     let answered = Decision {
         at: 5_000,
         ..decision(Outcome::Answered, Face::Page, r#"{"ok":true}"#)
     };
-    drop(old);
     let mut store = place.open();
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
-    assert_eq!(store.pending().unwrap()[0].id, pending);
+    let pending = store.pending().unwrap();
+    assert_eq!(pending.len(), 1);
     assert_eq!(
-        store.get(&decided).unwrap().unwrap().decision,
+        (
+            pending[0].id.as_str(),
+            pending[0].question.asked_by.as_deref()
+        ),
+        ("pppppppp", None)
+    );
+    assert_eq!(
+        store.get("dddddddd").unwrap().unwrap().decision,
         Some(answered.clone())
     );
-    // Schema 2's column works, and its rule covers it.
+    assert_eq!(
+        kinds(store.events("pppppppp").unwrap()),
+        [("asked".to_string(), None)]
+    );
+    // The later schemas' columns work, and their rules cover them.
     let named = Decision {
         by: Some("Grace".into()),
         ..answered
     };
-    assert_eq!(store.decide(&pending, &named).unwrap(), Decided::Now);
-    assert_eq!(store.get(&pending).unwrap().unwrap().decision, Some(named));
+    assert_eq!(store.decide("pppppppp", &named).unwrap(), Decided::Now);
+    assert_eq!(
+        store.get("pppppppp").unwrap().unwrap().decision,
+        Some(named)
+    );
     let err = place
         .raw("UPDATE questions SET decided_by = 'Mallory'")
         .unwrap_err();
     assert!(err.contains("written once"), "{err}");
+    let err = place
+        .raw("UPDATE questions SET asked_by = 'Mallory'")
+        .unwrap_err();
+    assert!(err.contains("written once"), "{err}");
+    // Opening it again migrates nothing more.
+    assert_eq!(place.open().schema_version().unwrap(), SCHEMA_VERSION);
 }
 
 fn a_newer_schema_is_refused(place: &Place) {
@@ -466,13 +502,14 @@ fn a_newer_schema_is_refused(place: &Place) {
             err,
             Error::NewerSchema {
                 found: 99,
-                known: 2
+                known: 3
             }
         ),
         "{err:?}"
     );
     assert!(
-        err.to_string().contains("newer ask_user (schema 99"),
+        err.to_string()
+            .contains("newer ask_user (schema 99, this one knows 3)"),
         "{err}"
     );
 }
@@ -500,4 +537,25 @@ fn a_restarted_server_is_reconnected_to_by_the_next_call() {
     );
     server.run();
     assert_eq!(store.history(None).unwrap().len(), 1);
+}
+
+fn who_asked_is_kept_and_written_once(place: &Place) {
+    let mut store = place.open();
+    let named = NewQuestion {
+        asked_by: Some("ci-runner".into()),
+        ..question("named", 1_000)
+    };
+    let (id, _) = store.ask(&named).unwrap();
+    assert_eq!(store.get(&id).unwrap().unwrap().question, named);
+    assert_eq!(
+        place.open().pending().unwrap()[0]
+            .question
+            .asked_by
+            .as_deref(),
+        Some("ci-runner")
+    );
+    let err = place
+        .raw("UPDATE questions SET asked_by = 'mallory'")
+        .unwrap_err();
+    assert!(err.contains("who asked is written once"), "{err}");
 }

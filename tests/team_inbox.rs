@@ -25,6 +25,7 @@ common::harness::main!(
     postgres_stopped_for_5_s_loses_nothing_and_every_change_arrives_after,
     an_unreachable_store_is_a_clear_error_at_start,
     healthz_and_readyz_need_no_token_and_readyz_follows_the_store,
+    person_and_asker_tokens_do_what_their_role_allows_and_nothing_else,
 );
 
 fn replica(dir: &std::path::Path, url: &str, extra: &[&str]) -> Inbox {
@@ -346,4 +347,177 @@ fn kill_9_one_replica_under_three_askers_and_each_finds_its_question_on_the_next
         Ok("3 3".to_string())
     );
     b.stop();
+}
+
+/// A request with `token` as its bearer (and, for a POST, the inbox's own
+/// Origin and JSON), as an agent or a script sends it.
+fn call(inbox: &Inbox, token: &str, method: &str, path: &str, body: &str) -> Response {
+    let host = inbox.host();
+    let origin = format!("http://{host}");
+    let bearer = format!("Bearer {token}");
+    let mut headers = vec![("Host", host.as_str()), ("Authorization", bearer.as_str())];
+    if method == "POST" {
+        headers.push(("Origin", origin.as_str()));
+        headers.push(("Content-Type", "application/json"));
+    }
+    page::send(inbox.port, method, path, &headers, body.as_bytes())
+}
+
+fn error_code(response: &Response) -> String {
+    let document: Value = serde_json::from_str(&response.body)
+        .unwrap_or_else(|e| panic!("{e}: {} {}", response.status, response.body));
+    document["error"]["code"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn person_and_asker_tokens_do_what_their_role_allows_and_nothing_else() {
+    const ADA: &str = "ada0ada0ada0ada0ada0ada0ada0ada0";
+    const CI: &str = "c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1";
+    const OTHER: &str = "0th3r0th3r0th3r0th3r0th3r0th3r00";
+    let dir = state();
+    let tokens = dir.path().join("tokens");
+    std::fs::write(
+        &tokens,
+        format!("# the team\nperson Ada {ADA}\nasker ci {CI}\nasker other {OTHER}\n"),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&tokens, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let inbox = Inbox::start_with(
+        dir.path(),
+        &["--port", "0", "--tokens", tokens.to_str().unwrap()],
+    );
+    let address = format!("http://{}", inbox.host());
+    let as_holder = |token: &str, args: &[&str]| {
+        let mut command = command(state().path(), args);
+        command
+            .env("ASK_USER_INBOX", &address)
+            .env("ASK_USER_TOKEN", token);
+        command
+    };
+
+    // An asker token asks, and its asker waits.
+    let asker = Asker::spawn(as_holder(CI, &["ask", "--ui", "inbox", "-"]), DATABASE);
+    let id = asker.id.clone();
+    // ... and may do nothing else: 403, a FORBIDDEN document.
+    for (method, path, body) in [
+        ("GET", "/api/questions".to_string(), ""),
+        ("GET", "/api/history".to_string(), ""),
+        ("GET", "/api/events".to_string(), ""),
+        ("GET", "/metrics".to_string(), ""),
+        ("GET", "/?token=x".to_string(), ""),
+        (
+            "POST",
+            format!("/api/questions/{id}/answer"),
+            r#"{"answers":[{"optionIds":["1"]}]}"#,
+        ),
+        (
+            "POST",
+            format!("/api/questions/{id}/reply"),
+            r#"{"replies":["1"]}"#,
+        ),
+        ("POST", format!("/api/questions/{id}/cancel"), "{}"),
+        ("POST", format!("/api/questions/{id}/dismiss"), "{}"),
+        (
+            "POST",
+            "/mcp".to_string(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+        ),
+    ] {
+        let reply = call(&inbox, CI, method, &path, body);
+        assert_eq!(
+            (reply.status, error_code(&reply)),
+            (403, "FORBIDDEN".into()),
+            "{method} {path}"
+        );
+        assert!(
+            reply.body.contains("holds an asker's token"),
+            "{}",
+            reply.body
+        );
+    }
+    // From the command line too: exit 1 and the document.
+    let out = as_holder(CI, &["inbox", "list"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let document: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(document["error"]["code"], "FORBIDDEN", "{document}");
+    // Another asker cannot wait for, leave or take over ci's question: to it,
+    // the question does not exist.
+    let wait = call(
+        &inbox,
+        OTHER,
+        "GET",
+        &format!("/api/questions/{id}/wait"),
+        "",
+    );
+    assert_eq!(
+        (wait.status, error_code(&wait)),
+        (404, "UNKNOWN_QUESTION".into())
+    );
+    let leave = call(
+        &inbox,
+        OTHER,
+        "POST",
+        &format!("/api/questions/{id}/leave"),
+        r#"{"reason":"cancelled"}"#,
+    );
+    assert_eq!(
+        (leave.status, error_code(&leave)),
+        (404, "UNKNOWN_QUESTION".into())
+    );
+    let mine = r#"{"key":"k-ci-1","input":{"question":"Mine?","options":["a","b"]}}"#;
+    let reply = call(&inbox, CI, "POST", "/api/ask", mine);
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    let taken = call(&inbox, OTHER, "POST", "/api/ask", mine);
+    assert_eq!(
+        (taken.status, error_code(&taken)),
+        (403, "FORBIDDEN".into()),
+        "{}",
+        taken.body
+    );
+
+    // A wrong token: 401, as before.
+    assert_eq!(
+        call(&inbox, &"f".repeat(32), "GET", "/api/questions", "").status,
+        401
+    );
+
+    // A person token lists, answers and reads history, and may not ask.
+    let listed = call(&inbox, ADA, "GET", "/api/questions", "");
+    assert_eq!(listed.status, 200);
+    assert!(listed.body.contains(&id));
+    let ask = call(
+        &inbox,
+        ADA,
+        "POST",
+        "/api/ask",
+        r#"{"key":"k-ada","input":{"question":"?","options":["a","b"]}}"#,
+    );
+    assert_eq!((ask.status, error_code(&ask)), (403, "FORBIDDEN".into()));
+    assert!(ask.body.contains("holds a person's token"), "{}", ask.body);
+    let out = as_holder(ADA, &["inbox", "answer", &id, "--reply", "2"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(asker.finish(), (0, answered(&id, 2)));
+    // History records the person, by name; the page shows it (decidedBy).
+    let out = as_holder(ADA, &["inbox", "history"]).output().unwrap();
+    let entry: Value = serde_json::from_str(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        (&entry["inboxId"], &entry["decidedBy"]),
+        (&json!(id), &json!("Ada"))
+    );
+    // The inbox's own token keeps every right, and decides unnamed.
+    let own = call(&inbox, &inbox.token, "GET", "/api/history", "");
+    assert_eq!(own.status, 200);
+    inbox.stop();
 }

@@ -98,6 +98,10 @@ pub struct HistoryEntry<'a> {
     pub outcome: &'static str,
     /// Which face decided it: `page`, `cli`, `asker` or `inbox`.
     pub face: &'static str,
+    /// The person who decided it, by the name of their token (`--tokens`);
+    /// absent when the inbox's own token (or no person) decided.
+    #[serde(rename = "decidedBy", skip_serializing_if = "Option::is_none")]
+    pub decided_by: Option<&'a str>,
     #[serde(rename = "decidedAt")]
     pub decided_at: String,
     /// Its prompt document.
@@ -187,6 +191,8 @@ struct Open {
     waiters: usize,
     /// Since when no asker waits (`None` while one does).
     absent_since: Option<Instant>,
+    /// The asker token's name that asked it (`None`: the inbox's own token).
+    asked_by: Option<String>,
 }
 
 impl Open {
@@ -209,6 +215,7 @@ impl Open {
             outcome: watch::Sender::new(None),
             waiters: 0,
             absent_since,
+            asked_by: question.asked_by.clone(),
         })
     }
 }
@@ -266,6 +273,13 @@ impl Hub {
 
     /// Stores a new question (or finds the one a retry stands for).
     pub fn ask(&self, request: &AskRequest) -> Result<Asked, AskError> {
+        self.ask_as(request, None)
+    }
+
+    /// [`Hub::ask`] by a named asker (`--tokens`): only it may wait for,
+    /// resume or leave the question. A retry of another asker's key is
+    /// refused.
+    pub fn ask_as(&self, request: &AskRequest, asker: Option<&str>) -> Result<Asked, AskError> {
         check_request(request)?;
         // A tool input in any dialect, or a prompt document (what an MCP
         // server or `ask_user prompt` has in hand).
@@ -282,8 +296,25 @@ impl Hub {
                 source: request.source.clone(),
                 asked_at,
                 expires_at: request.expires_at,
+                asked_by: asker.map(str::to_string),
             })
             .map_err(store_error)?;
+        if !created && asker.is_some() {
+            let owner = match state.open.get(&id) {
+                Some(open) => open.asked_by.clone(),
+                None => state
+                    .store
+                    .get(&id)
+                    .map_err(store_error)?
+                    .and_then(|stored| stored.question.asked_by),
+            };
+            if owner.as_deref() != asker {
+                return Err(AskError::Forbidden(Detail::at(
+                    "this key belongs to another asker's question; ask with a key of your own",
+                    "key",
+                )));
+            }
+        }
         if created {
             let open = Open {
                 prompt,
@@ -296,6 +327,7 @@ impl Hub {
                 outcome: watch::Sender::new(None),
                 waiters: 0,
                 absent_since: Some(Instant::now()),
+                asked_by: asker.map(str::to_string),
             };
             let listed = self.listed(&id, &open)?;
             state.open.insert(id.clone(), open);
@@ -332,6 +364,7 @@ impl Hub {
                 asked_at: rfc3339(item.question.asked_at),
                 outcome: decision.outcome.as_str(),
                 face: decision.face.as_str(),
+                decided_by: decision.by.as_deref(),
                 decided_at: rfc3339(decision.at),
                 question: stored_json(&item.question.prompt)?,
                 answer: stored_json(&decision.document)?,
@@ -348,8 +381,15 @@ impl Hub {
     /// Waits for question `id`: its document at once when it has an outcome,
     /// else a [`Waiter`] that counts as the asker being present.
     pub fn wait(self: &Arc<Self>, id: &str) -> Result<Wait, AskError> {
+        self.wait_as(id, None)
+    }
+
+    /// [`Hub::wait`] by a named asker: its own questions only (another's is
+    /// an unknown question to it).
+    pub fn wait_as(self: &Arc<Self>, id: &str, asker: Option<&str>) -> Result<Wait, AskError> {
         let mut state = self.state();
         self.load(&mut state, id)?;
+        self.check_asker(&mut state, id, asker)?;
         if let Some(open) = state.open.get_mut(id) {
             open.waiters += 1;
             let mut came_back = open.absent_since.take().is_some();
@@ -401,6 +441,18 @@ impl Hub {
     /// Ends question `id` by `action`, done through `face`: the first outcome
     /// wins; later ones get ALREADY_ANSWERED. Returns the document its asker gets.
     pub fn decide(&self, id: &str, action: Action, face: Face) -> Result<Arc<str>, AskError> {
+        self.decide_as(id, action, face, None)
+    }
+
+    /// [`Hub::decide`] by a named person (`--tokens`), whose name history
+    /// keeps.
+    pub fn decide_as(
+        &self,
+        id: &str,
+        action: Action,
+        face: Face,
+        person: Option<&str>,
+    ) -> Result<Arc<str>, AskError> {
         let mut state = self.state();
         self.load(&mut state, id)?;
         let Some(open) = state.open.get(id) else {
@@ -432,7 +484,7 @@ impl Hub {
                 AnswerDocument::unanswered(Unanswered::Cancelled),
             ),
         };
-        self.close(&mut state, id, outcome, face, document)
+        self.close(&mut state, id, outcome, face, document, person)
     }
 
     /// The asker leaves (`why`) without an answer. Cancelled, the question
@@ -443,8 +495,19 @@ impl Hub {
     /// to resume. A question that already has an outcome returns its
     /// document (an answer that beat the asker's timeout still reaches it).
     pub fn leave(&self, id: &str, why: Leaving) -> Result<Arc<str>, AskError> {
+        self.leave_as(id, why, None)
+    }
+
+    /// [`Hub::leave`] by a named asker: its own questions only.
+    pub fn leave_as(
+        &self,
+        id: &str,
+        why: Leaving,
+        asker: Option<&str>,
+    ) -> Result<Arc<str>, AskError> {
         let mut state = self.state();
         self.load(&mut state, id)?;
+        self.check_asker(&mut state, id, asker)?;
         if !state.open.contains_key(id) {
             return match decision(state.store.as_mut(), id)? {
                 Some(decision) => Ok(decision.document.into()),
@@ -454,7 +517,14 @@ impl Hub {
         let how = match why {
             Leaving::Cancelled => {
                 let document = AnswerDocument::unanswered(Unanswered::Cancelled);
-                return self.close(&mut state, id, Outcome::Cancelled, Face::Asker, document);
+                return self.close(
+                    &mut state,
+                    id,
+                    Outcome::Cancelled,
+                    Face::Asker,
+                    document,
+                    None,
+                );
             }
             Leaving::Timeout => Unanswered::TimedOut,
             Leaving::Away => Unanswered::Cancelled,
@@ -548,7 +618,7 @@ impl Hub {
                     document.reason = Some("asker gone".into());
                     document
                 };
-                self.close(&mut state, id, *outcome, Face::Inbox, document)
+                self.close(&mut state, id, *outcome, Face::Inbox, document, None)
                     .is_ok()
             })
             .map(|(id, _)| id)
@@ -563,6 +633,7 @@ impl Hub {
         outcome: Outcome,
         face: Face,
         document: AnswerDocument,
+        by: Option<&str>,
     ) -> Result<Arc<str>, AskError> {
         let line: Arc<str> = crate::document_line(&document.with_inbox_id(id)).into();
         let decision = Decision {
@@ -570,7 +641,7 @@ impl Hub {
             face,
             document: line.to_string(),
             at: store::now_ms(),
-            by: None,
+            by: by.map(str::to_string),
         };
         match state.store.decide(id, &decision).map_err(store_error)? {
             Decided::Now => {}
@@ -629,6 +700,32 @@ impl Hub {
             }
         }
         Ok(())
+    }
+
+    /// A named asker may touch its own questions only: another's (pending
+    /// or decided) is unknown to it, so that it learns nothing of it.
+    fn check_asker(
+        &self,
+        state: &mut State,
+        id: &str,
+        asker: Option<&str>,
+    ) -> Result<(), AskError> {
+        let Some(asker) = asker else {
+            return Ok(());
+        };
+        let owner = match state.open.get(id) {
+            Some(open) => open.asked_by.clone(),
+            None => state
+                .store
+                .get(id)
+                .map_err(store_error)?
+                .and_then(|stored| stored.question.asked_by),
+        };
+        if owner.as_deref() == Some(asker) {
+            Ok(())
+        } else {
+            Err(unknown_question(id))
+        }
     }
 
     /// A question this replica does not hold, from the store when it is

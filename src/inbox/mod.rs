@@ -15,6 +15,7 @@ pub mod notify;
 pub mod routes;
 pub mod state;
 pub mod store;
+pub mod tokens;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -53,6 +54,8 @@ pub struct ServeOptions {
     /// `--store` / `ASK_USER_STORE`: where questions are kept (`None`: the
     /// state folder's `inbox.sqlite3`).
     pub store: Option<Location>,
+    /// `--tokens`: named person and asker tokens ([`tokens`]).
+    pub tokens: Option<std::path::PathBuf>,
 }
 
 /// `--retention` when not given.
@@ -95,6 +98,10 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
     let token = folder
         .token(options.new_token)
         .map_err(|e| in_folder("keep its token", e))?;
+    let holders = match &options.tokens {
+        Some(path) => tokens::read(path, &token).map_err(web_error)?,
+        None => Vec::new(),
+    };
     let location = options
         .store
         .clone()
@@ -135,7 +142,8 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
             )),
             BindError::Random(e) => web_error(format!("the system random source failed ({e})")),
         })?
-        .with_token(token.clone());
+        .with_token(token.clone())
+        .with_holders(holders);
     let base = format!("http://127.0.0.1:{}", server.port());
     let pid = std::process::id();
     folder

@@ -39,6 +39,7 @@ use super::hub::{Action, AskRequest, Change, Hub, Leaving, Wait, Waiter};
 use super::store::Face;
 use crate::error::{AskError, Detail};
 use crate::mcp::http::McpHttp;
+use crate::server::guard::Holder;
 use crate::server::{App, Origins, Reply, Request, response};
 use crate::web::submission::Submission;
 
@@ -83,13 +84,19 @@ impl App for Inbox {
     async fn respond(&self, request: Request) -> Reply {
         let method = request.method().clone();
         let path = request.path().to_string();
+        // Only /healthz and /readyz are reached without a token (the server's
+        // `tokenless`); they say nothing about any question.
+        let holder = request.holder().cloned().unwrap_or(Holder::Owner);
+        if let Some(refusal) = forbidden(&holder, &path) {
+            return self.error_reply(&refusal);
+        }
         match (method, path.as_str()) {
             (Method::GET, "/") => page(),
             (Method::GET, "/api/events") => self.page_events(),
             (Method::GET, "/api/questions") => self.list(),
             (Method::GET, "/api/history") => self.history(request.query("limit")),
             (Method::POST, "/api/ask") => match request.body().await {
-                Ok(body) => self.post(&path, &body),
+                Ok(body) => self.post_as(&path, &body, &holder),
                 Err(reply) => reply,
             },
             (Method::GET, "/metrics") => Reply::prometheus(self.hub.metrics().render()),
@@ -125,7 +132,7 @@ impl App for Inbox {
                 None => Reply::text(404, "not found"),
             },
             (method, path) => match question_route(path) {
-                Some((id, verb)) => self.question(method, id, verb, request).await,
+                Some((id, verb)) => self.question(method, id, verb, request, &holder).await,
                 None if matches!(
                     path,
                     "/" | "/api/events"
@@ -177,6 +184,37 @@ struct Health {
     status: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     store: Option<&'static str>,
+}
+
+/// The name of an asker token's holder (its questions are its own).
+fn asker_name(holder: &Holder) -> Option<&str> {
+    match holder {
+        Holder::Asker(name) => Some(name),
+        _ => None,
+    }
+}
+
+/// Why `holder` may not use `path`, if it may not (FORBIDDEN, 403). The
+/// inbox's own token may do everything. A person may do everything but
+/// ask (the page, its stream, list, answer, decline, dismiss, cancel,
+/// history, metrics). An asker may only ask, and wait for or leave its own
+/// questions (the hub checks whose they are). `/mcp` asks with the inbox's
+/// own rights, so it takes the inbox's own token only.
+fn forbidden(holder: &Holder, path: &str) -> Option<AskError> {
+    let asking = path == "/api/ask" || matches!(question_route(path), Some((_, "wait" | "leave")));
+    let probe = matches!(path, "/healthz" | "/readyz");
+    let message = match holder {
+        Holder::Owner => return None,
+        Holder::Person(_) if probe || !(asking || path == crate::mcp::http::PATH) => return None,
+        Holder::Asker(_) if probe || asking => return None,
+        Holder::Person(name) => format!(
+            "{name:?} holds a person's token: it lists, answers, declines, dismisses, cancels and reads history, and does not ask; an agent asks with an asker token (or the inbox's own for /mcp)"
+        ),
+        Holder::Asker(name) => format!(
+            "{name:?} holds an asker's token: it asks, and waits for, resumes or leaves its own questions, nothing else"
+        ),
+    };
+    Some(AskError::Forbidden(Detail::new(message)))
 }
 
 /// The verbs a question takes by POST.
@@ -252,9 +290,14 @@ impl Inbox {
     /// network, for the property tests (tests/fuzz_inbox.rs).
     #[doc(hidden)]
     pub fn post(&self, path: &str, body: &[u8]) -> Reply {
+        self.post_as(path, body, &Holder::Owner)
+    }
+
+    /// [`Inbox::post`] for the holder of a request's token.
+    fn post_as(&self, path: &str, body: &[u8], holder: &Holder) -> Reply {
         if path == "/api/ask" {
             return match self.parse::<AskRequest>(body) {
-                Ok(ask) => match self.hub.ask(&ask) {
+                Ok(ask) => match self.hub.ask_as(&ask, asker_name(holder)) {
                     Ok(asked) => Reply::json(201, &asked),
                     Err(err) => self.error_reply(&err),
                 },
@@ -262,14 +305,21 @@ impl Inbox {
             };
         }
         match question_route(path) {
-            Some((id, verb)) => self.posted(id, verb, body),
+            Some((id, verb)) => self.posted(id, verb, body, holder),
             None => Reply::text(404, "not found"),
         }
     }
 
-    async fn question(&self, method: Method, id: &str, verb: &str, request: Request) -> Reply {
+    async fn question(
+        &self,
+        method: Method,
+        id: &str,
+        verb: &str,
+        request: Request,
+        holder: &Holder,
+    ) -> Reply {
         if method == Method::GET && verb == "wait" {
-            return match self.hub.wait(id) {
+            return match self.hub.wait_as(id, asker_name(holder)) {
                 Ok(Wait::Done(document)) => {
                     let (send, receive) = mpsc::channel(1);
                     let _ = send.try_send(event(None, &document));
@@ -291,35 +341,39 @@ impl Inbox {
             return Reply::text(404, "not found");
         }
         match request.body().await {
-            Ok(body) => self.posted(id, verb, &body),
+            Ok(body) => self.posted(id, verb, &body, holder),
             Err(reply) => reply,
         }
     }
 
     /// A POST to `/api/questions/ID/VERB` (one of [`POSTED`]) with its body.
-    fn posted(&self, id: &str, verb: &str, body: &[u8]) -> Reply {
+    fn posted(&self, id: &str, verb: &str, body: &[u8], holder: &Holder) -> Reply {
+        let person = match holder {
+            Holder::Person(name) => Some(name.as_str()),
+            _ => None,
+        };
+        let decide = |action: Action, face: Face| self.hub.decide_as(id, action, face, person);
         let decided = match verb {
             "answer" => self
                 .parse::<Submission>(body)
-                .map(|submission| self.hub.decide(id, Action::Submit(submission), Face::Page)),
+                .map(|submission| decide(Action::Submit(submission), Face::Page)),
             "decline" => self
                 .parse::<Nothing>(body)
-                .map(|Nothing {}| self.hub.decide(id, Action::Decline, Face::Page)),
+                .map(|Nothing {}| decide(Action::Decline, Face::Page)),
             "dismiss" => self
                 .parse::<Nothing>(body)
-                .map(|Nothing {}| self.hub.decide(id, Action::Dismiss, Face::Page)),
+                .map(|Nothing {}| decide(Action::Dismiss, Face::Page)),
             "reply" => self
                 .parse::<Replies>(body)
                 .map(|Replies { replies, notes }| {
-                    self.hub
-                        .decide(id, Action::Replies(replies, notes), Face::Cli)
+                    decide(Action::Replies(replies, notes), Face::Cli)
                 }),
             "cancel" => self
                 .parse::<Nothing>(body)
-                .map(|Nothing {}| self.hub.decide(id, Action::Cancel, Face::Cli)),
+                .map(|Nothing {}| decide(Action::Cancel, Face::Cli)),
             "leave" => self
                 .parse::<Leave>(body)
-                .map(|Leave { reason }| self.hub.leave(id, reason)),
+                .map(|Leave { reason }| self.hub.leave_as(id, reason, asker_name(holder))),
             _ => return Reply::text(404, "not found"),
         };
         match decided {
@@ -487,6 +541,7 @@ fn error_reply(err: &AskError) -> Reply {
     let status = match err {
         AskError::UnknownQuestion(_) => 404,
         AskError::AlreadyAnswered(_) => 409,
+        AskError::Forbidden(_) => 403,
         AskError::InvalidJson(_) => 400,
         AskError::InternalError(_) => 500,
         _ => 422,

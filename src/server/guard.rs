@@ -66,10 +66,24 @@ impl Rejection {
     }
 }
 
-/// The server's identity checks: its port (for Host and Origin) and its token.
+/// Whom a request's token stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Holder {
+    /// The server's own token: the person at this machine, who may do
+    /// everything the routes offer.
+    Owner,
+    /// A named person's token (`inbox --tokens`).
+    Person(String),
+    /// A named asker's token (`inbox --tokens`).
+    Asker(String),
+}
+
+/// The server's identity checks: its port (for Host and Origin) and its
+/// tokens (its own, and the named ones of [`Guard::with_holders`]).
 pub struct Guard {
     port: u16,
     token: String,
+    holders: Vec<(String, Holder)>,
 }
 
 impl Guard {
@@ -78,13 +92,24 @@ impl Guard {
         Ok(Guard {
             port,
             token: random_hex(TOKEN_BYTES)?,
+            holders: Vec::new(),
         })
     }
 
     /// A guard for `port` with a token kept from before (the inbox's, which
     /// survives restarts so that bookmarks and waiting askers keep working).
     pub fn with_token(port: u16, token: String) -> Self {
-        Guard { port, token }
+        Guard {
+            port,
+            token,
+            holders: Vec::new(),
+        }
+    }
+
+    /// Takes these named tokens too.
+    pub fn with_holders(mut self, holders: Vec<(String, Holder)>) -> Self {
+        self.holders = holders;
+        self
     }
 
     pub fn token(&self) -> &str {
@@ -94,7 +119,11 @@ impl Guard {
     /// Whether the request proves it is for us and from someone holding the
     /// token: its Host is our own authority (against DNS rebinding) and it
     /// carries the token, as `Authorization: Bearer` or the `token` query.
-    pub fn prove(&self, parts: &Parts) -> Result<(), Rejection> {
+    ///
+    /// Every token is compared, each in constant time, whichever matches:
+    /// the time taken says nothing about which one (or how much of one) the
+    /// request got right.
+    pub fn prove(&self, parts: &Parts) -> Result<Holder, Rejection> {
         let host = header(&parts.headers, "host").ok_or(Rejection::WrongHost)?;
         if !self.is_own_authority(host) {
             return Err(Rejection::WrongHost);
@@ -102,10 +131,14 @@ impl Guard {
         let given = bearer(&parts.headers)
             .or_else(|| query_param(parts.uri.query().unwrap_or_default(), "token"))
             .ok_or(Rejection::BadToken)?;
-        if !constant_time_eq(given.as_bytes(), self.token.as_bytes()) {
-            return Err(Rejection::BadToken);
+        let mut found =
+            constant_time_eq(given.as_bytes(), self.token.as_bytes()).then_some(Holder::Owner);
+        for (token, holder) in &self.holders {
+            if constant_time_eq(given.as_bytes(), token.as_bytes()) && found.is_none() {
+                found = Some(holder.clone());
+            }
         }
-        Ok(())
+        found.ok_or(Rejection::BadToken)
     }
 
     /// A POST must come from the page itself (an Origin equal to the Host it
@@ -315,15 +348,18 @@ mod tests {
         let host = ("Host", "127.0.0.1:8123");
         assert_eq!(
             guard.prove(&parts("GET", "/", &[host, ("Authorization", &bearer)])),
-            Ok(())
+            Ok(Holder::Owner)
         );
         let lower = format!("bearer  {token} ");
         assert_eq!(
             guard.prove(&parts("GET", "/", &[host, ("Authorization", &lower)])),
-            Ok(())
+            Ok(Holder::Owner)
         );
         let query = format!("/?token={token}");
-        assert_eq!(guard.prove(&parts("GET", &query, &[host])), Ok(()));
+        assert_eq!(
+            guard.prove(&parts("GET", &query, &[host])),
+            Ok(Holder::Owner)
+        );
         assert_eq!(
             guard.prove(&parts("GET", "/", &[host])),
             Err(Rejection::BadToken)
@@ -344,6 +380,36 @@ mod tests {
         assert_eq!(
             guard.prove(&parts("GET", &query, &[])),
             Err(Rejection::WrongHost)
+        );
+    }
+
+    #[test]
+    fn named_tokens_prove_their_holder_and_the_own_token_stays_the_owner() {
+        let named = "n".repeat(32);
+        let asker = "a".repeat(32);
+        let guard = Guard::with_token(8123, "o".repeat(32)).with_holders(vec![
+            (named.clone(), Holder::Person("Ada".into())),
+            (asker.clone(), Holder::Asker("ci".into())),
+        ]);
+        let host = ("Host", "127.0.0.1:8123");
+        let prove = |token: &str| {
+            let bearer = format!("Bearer {token}");
+            guard.prove(&parts("GET", "/", &[host, ("Authorization", &bearer)]))
+        };
+        assert_eq!(prove(&"o".repeat(32)), Ok(Holder::Owner));
+        assert_eq!(prove(&named), Ok(Holder::Person("Ada".into())));
+        assert_eq!(prove(&asker), Ok(Holder::Asker("ci".into())));
+        assert_eq!(prove(&"n".repeat(31)), Err(Rejection::BadToken));
+        assert_eq!(prove(&format!("{named}n")), Err(Rejection::BadToken));
+        // The first holder of a token wins (the file refuses duplicates).
+        let twice = Guard::with_token(8123, "o".repeat(32)).with_holders(vec![
+            (named.clone(), Holder::Person("first".into())),
+            (named.clone(), Holder::Asker("second".into())),
+        ]);
+        let bearer = format!("Bearer {named}");
+        assert_eq!(
+            twice.prove(&parts("GET", "/", &[host, ("Authorization", &bearer)])),
+            Ok(Holder::Person("first".into()))
         );
     }
 

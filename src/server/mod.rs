@@ -179,6 +179,13 @@ impl Server {
         self
     }
 
+    /// Takes these named tokens too ([`guard::Holder`]); the app sees who
+    /// holds a request's token ([`Request::holder`]).
+    pub fn with_holders(mut self, holders: Vec<(String, guard::Holder)>) -> Server {
+        self.guard = self.guard.with_holders(holders);
+        self
+    }
+
     /// Serves `app` until `until` completes, then closes the listener and
     /// every connection, and returns what `until` gave. Must run inside a
     /// tokio runtime with IO and time enabled.
@@ -475,11 +482,11 @@ async fn handle<A: App>(
         .unwrap_or(shared.limits.max_body_bytes);
     match admit(shared, &parts, &body, max_body, Instant::now()) {
         Err(rejection) => Reply::refusal(rejection).into_response(),
-        Ok(proven) => {
-            if proven {
+        Ok(holder) => {
+            if holder.is_some() {
                 connection.proven.store(true, Ordering::SeqCst);
             }
-            let request = Request::new(parts, body, max_body, Arc::clone(&shared.limits));
+            let request = Request::new(parts, body, max_body, Arc::clone(&shared.limits), holder);
             shared.app.respond(request).await.into_response()
         }
     }
@@ -491,7 +498,7 @@ async fn handle<A: App>(
 /// 3. Wrong Host: 403; no or a wrong token: 401.
 /// 4. `/.well-known/…`: 404, with or without the token.
 /// 5. A GET of one of the app's tokenless routes passes without the token
-///    (`Ok(false)`: not proven).
+///    (`Ok(None)`: nobody proven).
 /// 6. POSTs: the page's own Origin (403; for some routes only when one is
 ///    sent) and JSON (415).
 fn admit<A: App>(
@@ -500,7 +507,7 @@ fn admit<A: App>(
     body: &Incoming,
     max_body: usize,
     now: Instant,
-) -> Result<bool, Rejection> {
+) -> Result<Option<guard::Holder>, Rejection> {
     let proof = shared.guard.prove(parts);
     if proof.is_err() && !shared.tokenless.allow(now) {
         return Err(Rejection::TooManyRequests);
@@ -515,11 +522,12 @@ fn admit<A: App>(
         && parts.method == http::Method::GET
         && shared.app.tokenless(parts.uri.path())
     {
-        return Ok(false);
+        return Ok(None);
     }
-    proof?;
+    let holder = proof?;
     let origins = shared.app.origins(parts.uri.path());
-    shared.guard.check_post_with(parts, origins).map(|()| true)
+    shared.guard.check_post_with(parts, origins)?;
+    Ok(Some(holder))
 }
 
 impl std::fmt::Display for BindError {

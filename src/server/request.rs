@@ -10,7 +10,7 @@ use http_body::Body as _;
 use hyper::body::Incoming;
 
 use super::Limits;
-use super::guard::{Rejection, header, query_param};
+use super::guard::{Holder, Rejection, header, query_param};
 use super::response::Reply;
 
 /// A request that proved the token (and for a POST, its Origin and JSON).
@@ -20,16 +20,32 @@ pub struct Request {
     /// This route's body limit ([`super::App::max_body_bytes`]).
     max_body: usize,
     limits: Arc<Limits>,
+    /// Whom its token stands for; `None` on a tokenless route
+    /// ([`super::App::tokenless`]) reached without one.
+    holder: Option<Holder>,
 }
 
 impl Request {
-    pub(super) fn new(parts: Parts, body: Incoming, max_body: usize, limits: Arc<Limits>) -> Self {
+    pub(super) fn new(
+        parts: Parts,
+        body: Incoming,
+        max_body: usize,
+        limits: Arc<Limits>,
+        holder: Option<Holder>,
+    ) -> Self {
         Request {
             parts,
             body,
             max_body,
             limits,
+            holder,
         }
+    }
+
+    /// Whom the request's token stands for (`None`: no token, on a
+    /// tokenless route).
+    pub fn holder(&self) -> Option<&Holder> {
+        self.holder.as_ref()
     }
 
     pub fn method(&self) -> &Method {
@@ -60,6 +76,7 @@ impl Request {
             body,
             max_body,
             limits,
+            ..
         } = self;
         let body = read_body(body, max_body, &limits).await?;
         Ok(http::Request::from_parts(

@@ -28,8 +28,9 @@ pub use self::postgres::PostgresStore;
 pub use self::sqlite::SqliteStore;
 
 /// The schema this code writes. 1: questions and events; 2: who decided
-/// (`decided_by`, a person's name).
-pub const SCHEMA_VERSION: i64 = 2;
+/// (`decided_by`, a person's name); 3: who asked (`asked_by`, an asker
+/// token's name).
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -257,6 +258,9 @@ pub struct NewQuestion {
     pub source: Source,
     pub asked_at: Millis,
     pub expires_at: Option<Millis>,
+    /// The asker token's name, when a named asker asked it (only that asker
+    /// may wait for it, resume it or leave it).
+    pub asked_by: Option<String>,
 }
 
 /// A question as stored.

@@ -28,7 +28,7 @@ use super::{
 
 /// Each schema version's step, applied in order. A step is never edited
 /// once released: a later change is a new step.
-const MIGRATIONS: [&str; 2] = [
+const MIGRATIONS: [&str; 3] = [
     // 1: questions and their event log, as in SQLite (`seq`: the order rows
     // were stored, SQLite's rowid).
     "
@@ -94,6 +94,19 @@ BEGIN
     END IF;
     RETURN NEW;
 END $$;
+",
+    // 3: who asked (an asker token's name).
+    "
+ALTER TABLE questions ADD COLUMN asked_by TEXT;
+CREATE FUNCTION ask_user_asker_written_once() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.asked_by IS DISTINCT FROM OLD.asked_by THEN
+        RAISE EXCEPTION 'who asked is written once';
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER asker_written_once BEFORE UPDATE ON questions
+    FOR EACH ROW EXECUTE FUNCTION ask_user_asker_written_once();
 ",
 ];
 
@@ -234,8 +247,8 @@ impl Store for PostgresStore {
                 let inserted = tx
                     .execute(
                         "INSERT INTO questions (id, ask_key, input, prompt, source_name,
-                             source_cwd, source_pid, asked_at, expires_at)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                             source_cwd, source_pid, asked_at, expires_at, asked_by)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
                          ON CONFLICT DO NOTHING",
                         &[
                             &id,
@@ -247,6 +260,7 @@ impl Store for PostgresStore {
                             &pid,
                             &question.asked_at,
                             &question.expires_at,
+                            &question.asked_by,
                         ],
                     )
                     .map_err(pg)?;
@@ -435,7 +449,8 @@ impl Store for PostgresStore {
 }
 
 const COLUMNS: &str = "id, ask_key, input, prompt, source_name, source_cwd, source_pid, \
-     asked_at, expires_at, gone_at, gone_reason, outcome, face, document, decided_at, decided_by";
+     asked_at, expires_at, gone_at, gone_reason, outcome, face, document, decided_at, decided_by, \
+     asked_by";
 
 fn read_row(row: &Row) -> Result<Stored> {
     let column = |e: postgres::Error| Error::Corrupt(format!("a row it cannot read ({e})"));
@@ -458,6 +473,7 @@ fn read_row(row: &Row) -> Result<Stored> {
             },
             asked_at: row.try_get(7).map_err(column)?,
             expires_at: row.try_get(8).map_err(column)?,
+            asked_by: row.try_get(16).map_err(column)?,
         },
         gone: gone_at.map(|at| (at, gone_reason.unwrap_or_default())),
         decision: Decision::from_columns(

@@ -18,7 +18,7 @@ use super::{
 /// Each schema version's step, applied in order from the store's version
 /// (`PRAGMA user_version`) to [`SCHEMA_VERSION`]. A step is never edited once
 /// released: a later change is a new step.
-const MIGRATIONS: [&str; 2] = [
+const MIGRATIONS: [&str; 3] = [
     // 1: questions and their event log.
     "
 CREATE TABLE questions (
@@ -78,6 +78,14 @@ CREATE TRIGGER outcome_written_once
     WHEN OLD.outcome IS NOT NULL
 BEGIN
     SELECT RAISE(ABORT, 'an outcome is written once');
+END;
+",
+    // 3: who asked (an asker token's name).
+    "
+ALTER TABLE questions ADD COLUMN asked_by TEXT;
+CREATE TRIGGER asker_written_once BEFORE UPDATE OF asked_by ON questions
+BEGIN
+    SELECT RAISE(ABORT, 'who asked is written once');
 END;
 ",
 ];
@@ -179,8 +187,8 @@ impl Store for SqliteStore {
         };
         tx.execute(
             "INSERT INTO questions (id, ask_key, input, prompt, source_name, source_cwd,
-                 source_pid, asked_at, expires_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                 source_pid, asked_at, expires_at, asked_by)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             params![
                 id,
                 question.ask_key,
@@ -191,6 +199,7 @@ impl Store for SqliteStore {
                 question.source.pid,
                 question.asked_at,
                 question.expires_at,
+                question.asked_by,
             ],
         )?;
         log_event(&tx, &id, question.asked_at, "asked", None)?;
@@ -311,7 +320,8 @@ impl Store for SqliteStore {
 }
 
 const COLUMNS: &str = "id, ask_key, input, prompt, source_name, source_cwd, source_pid, \
-     asked_at, expires_at, gone_at, gone_reason, outcome, face, document, decided_at, decided_by";
+     asked_at, expires_at, gone_at, gone_reason, outcome, face, document, decided_at, decided_by, \
+     asked_by";
 
 /// A row as read, before its outcome and face are parsed.
 struct Columns {
@@ -358,6 +368,7 @@ fn read_row(row: &Row<'_>) -> rusqlite::Result<Columns> {
             },
             asked_at: row.get(7)?,
             expires_at: row.get(8)?,
+            asked_by: row.get(16)?,
         },
         gone: gone_at.map(|at| (at, gone_reason.unwrap_or_default())),
         outcome: row.get(11)?,
@@ -397,6 +408,7 @@ mod tests {
             source: Source::default(),
             asked_at: 1_000,
             expires_at: None,
+            asked_by: None,
         }
     }
 
