@@ -43,6 +43,9 @@ inbox/store|src/inbox/store/mod.rs|--lib --test store|all()
 inbox/store/sqlite|src/inbox/store/sqlite.rs|--lib --test store|all()
 inbox/store/postgres|src/inbox/store/postgres.rs|--lib --test store --test team_inbox|all()
 inbox/hub|src/inbox/hub.rs|--lib --test team_inbox|all()
+inbox/tokens|src/inbox/tokens.rs|--lib|all()
+inbox/routes|src/inbox/routes.rs|--lib --test team_inbox --test fuzz_inbox|all()
+inbox/state|src/inbox/state.rs|--lib|all()
 EOF
 )
 # What runs without module names: everything between a question's bytes and a

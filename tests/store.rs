@@ -6,7 +6,6 @@
 //!
 //! "Two replicas" here are two stores open on the same place, each with its
 //! own connection, as two inbox processes have.
-#![cfg(unix)]
 
 mod common;
 

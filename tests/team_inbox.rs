@@ -2,7 +2,6 @@
 //! processes, on one real PostgreSQL (tests/common/postgres.rs). Each replica
 //! has a state folder (and token) of its own; they share the store, and hear
 //! each other's changes by LISTEN/NOTIFY.
-#![cfg(unix)]
 
 mod common;
 
@@ -22,6 +21,7 @@ common::harness::main!(
     asker_gone_and_back_and_a_dismissal_show_on_every_replica,
     a_question_resumed_on_another_replica_gets_the_answer_given_on_the_first,
     kill_9_one_replica_under_three_askers_and_each_finds_its_question_on_the_next,
+    sigterm_stops_a_replica_cleanly_and_its_askers_move_to_the_next,
     postgres_stopped_for_5_s_loses_nothing_and_every_change_arrives_after,
     an_unreachable_store_is_a_clear_error_at_start,
     healthz_and_readyz_need_no_token_and_readyz_follows_the_store,
@@ -383,8 +383,11 @@ fn person_and_asker_tokens_do_what_their_role_allows_and_nothing_else() {
         format!("# the team\nperson Ada {ADA}\nasker ci {CI}\nasker other {OTHER}\n"),
     )
     .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&tokens, std::fs::Permissions::from_mode(0o600)).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&tokens, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
     let inbox = Inbox::start_with(
         dir.path(),
         &["--port", "0", "--tokens", tokens.to_str().unwrap()],
@@ -520,4 +523,38 @@ fn person_and_asker_tokens_do_what_their_role_allows_and_nothing_else() {
     let own = call(&inbox, &inbox.token, "GET", "/api/history", "");
     assert_eq!(own.status, 200);
     inbox.stop();
+}
+
+fn sigterm_stops_a_replica_cleanly_and_its_askers_move_to_the_next() {
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let (dir_a, dir_b, askers_dir) = (state(), state(), state());
+    let a = replica(dir_a.path(), &url, &[]);
+    std::fs::copy(dir_a.path().join("token"), dir_b.path().join("token")).unwrap();
+    let b = replica(dir_b.path(), &url, &[]);
+    let both = format!("http://{},http://{}", a.host(), b.host());
+    let token = a.token.clone();
+    let askers: Vec<Asker> = (0..3)
+        .map(|_| {
+            let mut asking = command(askers_dir.path(), &["ask", "--ui", "inbox", "-"]);
+            asking
+                .env("ASK_USER_INBOX", &both)
+                .env("ASK_USER_TOKEN", &token);
+            Asker::spawn(asking, DATABASE)
+        })
+        .collect();
+    until(SOON, "B lists the three", || b.list().len() == 3);
+    // SIGTERM: exit 0 (within 20 s), nothing on stdout, inbox.json removed.
+    a.stop();
+    // The askers wait on B now: none is marked gone there, and each gets the
+    // answer given through B.
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(b.list().iter().all(|q| q.get("askerGone").is_none()));
+    for asker in askers {
+        let id = asker.id.clone();
+        let (code, out) = run(dir_b.path(), &["inbox", "answer", &id, "--reply", "1"]);
+        assert_eq!(code, 0, "{out}");
+        assert_eq!(asker.finish(), (0, answered(&id, 1)));
+    }
+    b.stop();
 }

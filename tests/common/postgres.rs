@@ -69,9 +69,15 @@ pub fn bin_dir() -> Option<PathBuf> {
         .find(|dir| dir.join("initdb").is_file() && dir.join("postgres").is_file())
 }
 
+#[cfg(unix)]
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
+}
+
+#[cfg(not(unix))]
+fn is_root() -> bool {
+    false
 }
 
 impl Server {
