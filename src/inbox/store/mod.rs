@@ -365,6 +365,32 @@ mod tests {
     }
 
     #[test]
+    fn a_location_is_described_without_a_password() {
+        assert_eq!(
+            Location::Sqlite("/var/lib/ask_user/inbox.sqlite3".into()).describe(),
+            "/var/lib/ask_user/inbox.sqlite3"
+        );
+        assert_eq!(
+            Location::Postgres("postgres://ask:s3cret@db:5433/inbox".into()).describe(),
+            "postgres://db:5433/inbox"
+        );
+    }
+
+    #[test]
+    fn now_is_milliseconds_since_the_epoch() {
+        let before = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_millis();
+        let now = u128::try_from(now_ms()).unwrap();
+        let after = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_millis();
+        assert!(before <= now && now <= after, "{before} {now} {after}");
+    }
+
+    #[test]
     fn ids_use_the_alphabet_and_have_their_length() {
         let id = new_id().unwrap();
         assert!(is_id(&id), "{id}");
