@@ -391,6 +391,17 @@ mod tests {
     }
 
     #[test]
+    fn ids_spread_over_the_whole_alphabet() {
+        // 8,000 random letters from 32: all 32 appear (the chance that one
+        // is missing is about 32 * (31/32)^8000, below 1e-100).
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..1000 {
+            seen.extend(new_id().unwrap().bytes());
+        }
+        assert_eq!(seen.len(), 32, "{seen:?}");
+    }
+
+    #[test]
     fn ids_use_the_alphabet_and_have_their_length() {
         let id = new_id().unwrap();
         assert!(is_id(&id), "{id}");
