@@ -115,6 +115,9 @@ const MIGRATION_LOCK: i64 = 0x6173_6b5f;
 
 /// How long opening a connection may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long sent data may go unacknowledged before the connection counts
+/// as lost (TCP_USER_TIMEOUT, where the system has it).
+const LOST_AFTER: Duration = Duration::from_secs(15);
 
 type Job = Box<dyn FnOnce(&mut Connection) + Send>;
 
@@ -529,9 +532,6 @@ pub enum Notice {
 /// [`Notice::CatchUp`], so that nothing missed meanwhile stays missed.
 pub fn listen(url: &str, on: impl Fn(Notice) + Send + 'static) -> Result<()> {
     let mut config = config(url)?;
-    // A peer that vanishes without closing the connection is noticed.
-    config.keepalives(true);
-    config.keepalives_idle(Duration::from_secs(10));
     let name = describe(url);
     thread::Builder::new()
         .name("ask_user listen".into())
@@ -589,6 +589,18 @@ fn config(url: &str) -> Result<postgres::Config> {
     }
     if config.get_application_name().is_none() {
         config.application_name("ask_user inbox");
+    }
+    // A database that vanishes without closing the connection (a cut
+    // network) is noticed within seconds: no call waits on it for ever while
+    // the inbox holds its lock, and the listener reconnects.
+    config.keepalives(true);
+    config.keepalives_idle(Duration::from_secs(10));
+    config.keepalives_interval(Duration::from_secs(5));
+    config.tcp_user_timeout(LOST_AFTER);
+    if config.get_options().is_none() {
+        // The server ends a statement that runs this long (a lock held by a
+        // stuck session): one slow call, never a stuck inbox.
+        config.options("-c statement_timeout=15000");
     }
     Ok(config)
 }
