@@ -275,6 +275,13 @@ fn healthz_and_readyz_need_no_token_and_readyz_follows_the_store() {
     for path in ["/api/questions", "/metrics", "/api/history", "/healthz/x"] {
         assert_eq!(probe(&local, path, &host).status, 401, "{path}");
     }
+    // With the token: the probes take GET only (405), and an unknown path is 404.
+    let post = call(&local, &local.token, "POST", "/readyz", "{}");
+    assert_eq!(post.status, 405, "{}", post.body);
+    assert_eq!(
+        call(&local, &local.token, "GET", "/nowhere", "").status,
+        404
+    );
     drop(asker);
     local.stop();
 
