@@ -1053,6 +1053,95 @@ mod tests {
     }
 
     #[test]
+    fn resync_brings_in_what_another_replica_wrote() {
+        let (dir, hub) = hub(Duration::from_secs(60));
+        // Another replica: a connection of its own to the same store.
+        let mut other = SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap();
+        let Asked { inbox_id: ours } = hub.ask(&request("k1", SELECT)).unwrap();
+        let Wait::Pending(mut waiter) = hub.wait(&ours).unwrap() else {
+            panic!("pending");
+        };
+        let Asked { inbox_id: kept } = hub.ask(&request("k3", SELECT)).unwrap();
+        let decided = Decision {
+            outcome: Outcome::Answered,
+            face: Face::Page,
+            document: r#"{"n":1}"#.into(),
+            at: store::now_ms(),
+            by: Some("Ada".into()),
+        };
+        assert_eq!(other.decide(&ours, &decided).unwrap(), Decided::Now);
+        let (theirs, _) = other
+            .ask(&NewQuestion {
+                ask_key: "k2".into(),
+                input: SELECT.into(),
+                prompt: r#"{"tool":"ask_user"}"#.into(),
+                source: Source::default(),
+                asked_at: store::now_ms(),
+                expires_at: None,
+                asked_by: None,
+            })
+            .unwrap();
+        let (_, mut changes) = hub.subscribe();
+        hub.resync().unwrap();
+        let mut listed: Vec<String> = hub
+            .list()
+            .iter()
+            .map(|line| value(line)["inboxId"].as_str().unwrap().to_string())
+            .collect();
+        listed.sort();
+        let mut expected = vec![kept, theirs.clone()];
+        expected.sort();
+        assert_eq!(listed, expected, "ours is decided, theirs is listed");
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        assert_eq!(
+            runtime.block_on(waiter.outcome()).as_deref(),
+            Some(r#"{"n":1}"#)
+        );
+        let mut told = Vec::new();
+        while let Ok(change) = changes.try_recv() {
+            told.push(match change {
+                Change::Asked(line) => {
+                    format!("asked {}", value(&line)["inboxId"].as_str().unwrap())
+                }
+                Change::Closed { id, .. } => format!("closed {id}"),
+                Change::Presence { id, .. } => format!("presence {id}"),
+            });
+        }
+        told.sort();
+        assert_eq!(told, [format!("asked {theirs}"), format!("closed {ours}")]);
+        // A second resync changes nothing and tells nobody.
+        hub.resync().unwrap();
+        assert!(changes.try_recv().is_err());
+    }
+
+    #[test]
+    fn an_askers_key_is_its_own_but_the_inbox_token_may_retry_it() {
+        let (_dir, hub) = hub(Duration::from_secs(60));
+        let Asked { inbox_id: id } = hub.ask_as(&request("k9", SELECT), Some("ci")).unwrap();
+        let again = hub.ask_as(&request("k9", SELECT), Some("ci")).unwrap();
+        assert_eq!(again.inbox_id, id);
+        assert_eq!(hub.ask(&request("k9", SELECT)).unwrap().inbox_id, id);
+        let err = hub
+            .ask_as(&request("k9", SELECT), Some("other"))
+            .unwrap_err();
+        assert_eq!((err.code(), err.path()), ("FORBIDDEN", Some("key")));
+        // Its question is unknown to another asker, and its own to it.
+        assert_eq!(
+            hub.wait_as(&id, Some("other")).err().unwrap().code(),
+            "UNKNOWN_QUESTION"
+        );
+        assert_eq!(
+            hub.leave_as(&id, Leaving::Timeout, Some("other"))
+                .unwrap_err()
+                .code(),
+            "UNKNOWN_QUESTION"
+        );
+        assert!(hub.wait_as(&id, Some("ci")).is_ok());
+    }
+
+    #[test]
     fn an_answer_reaches_the_waiter_with_the_inbox_id() {
         let (_dir, hub) = hub(Duration::from_secs(60));
         let Asked { inbox_id: id } = hub.ask(&request("k1", SELECT)).unwrap();
