@@ -1117,6 +1117,43 @@ mod tests {
     }
 
     #[test]
+    fn a_question_from_another_replica_is_found_before_its_notice() {
+        let (dir, hub) = hub(Duration::from_secs(60));
+        let mut other = SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap();
+        let ask = |other: &mut SqliteStore, key: &str| {
+            other
+                .ask(&NewQuestion {
+                    ask_key: key.into(),
+                    input: SELECT.into(),
+                    prompt: r#"{"tool":"ask_user"}"#.into(),
+                    source: Source::default(),
+                    asked_at: store::now_ms(),
+                    expires_at: None,
+                    asked_by: None,
+                })
+                .unwrap()
+                .0
+        };
+        // No resync, no notice: a wait, an answer and a leave find it anyway.
+        let waited = ask(&mut other, "w");
+        assert!(matches!(hub.wait(&waited), Ok(Wait::Pending(_))));
+        let answered = ask(&mut other, "a");
+        hub.decide(
+            &answered,
+            Action::Replies(vec!["1".into()], Vec::new()),
+            Face::Cli,
+        )
+        .unwrap();
+        let left = ask(&mut other, "l");
+        let document = value(&hub.leave(&left, Leaving::Timeout).unwrap());
+        assert_eq!(document["timedOut"], true);
+        assert_eq!(
+            hub.wait("zzzzzzzz").err().unwrap().code(),
+            "UNKNOWN_QUESTION"
+        );
+    }
+
+    #[test]
     fn an_askers_key_is_its_own_but_the_inbox_token_may_retry_it() {
         let (_dir, hub) = hub(Duration::from_secs(60));
         let Asked { inbox_id: id } = hub.ask_as(&request("k9", SELECT), Some("ci")).unwrap();
