@@ -1154,6 +1154,24 @@ mod tests {
     }
 
     #[test]
+    fn a_store_failure_says_where_to_look() {
+        let lost = store_error(store::Error::Postgres("connection refused".into()));
+        assert_eq!(lost.code(), "INTERNAL_ERROR");
+        assert!(
+            lost.message()
+                .ends_with("check that PostgreSQL is up and reachable"),
+            "{lost}"
+        );
+        assert!(lost.message().contains("connection refused"), "{lost}");
+        let disk = store_error(store::Error::Corrupt("a row".into()));
+        assert!(
+            disk.message()
+                .ends_with("check the state folder's disk and permissions"),
+            "{disk}"
+        );
+    }
+
+    #[test]
     fn an_askers_key_is_its_own_but_the_inbox_token_may_retry_it() {
         let (_dir, hub) = hub(Duration::from_secs(60));
         let Asked { inbox_id: id } = hub.ask_as(&request("k9", SELECT), Some("ci")).unwrap();
