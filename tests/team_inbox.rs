@@ -309,12 +309,23 @@ fn healthz_and_readyz_need_no_token_and_readyz_follows_the_store() {
     replica.stop();
 }
 
-fn kill_9_one_replica_under_three_askers_and_each_finds_its_question_on_the_next() {
+/// Two replicas with one token (B's state folder gets A's token file), and
+/// three askers given both addresses, A first, each with its question asked.
+struct Pair {
+    server: &'static Server,
+    url: String,
+    a: Inbox,
+    b: Inbox,
+    dir_b: tempfile::TempDir,
+    askers: Vec<Asker>,
+    _dirs: (tempfile::TempDir, tempfile::TempDir),
+}
+
+fn two_replicas_and_three_askers_on_the_first() -> Pair {
     let server = harness::require(postgres::shared(), postgres::MISSING);
     let url = server.new_database();
     let (dir_a, dir_b, askers_dir) = (state(), state(), state());
     let a = replica(dir_a.path(), &url, &[]);
-    // One token for both replicas: B's state folder gets A's token file.
     std::fs::copy(dir_a.path().join("token"), dir_b.path().join("token")).unwrap();
     let b = replica(dir_b.path(), &url, &[]);
     assert_eq!(a.token, b.token);
@@ -329,6 +340,27 @@ fn kill_9_one_replica_under_three_askers_and_each_finds_its_question_on_the_next
         })
         .collect();
     until(SOON, "B lists the three", || b.list().len() == 3);
+    Pair {
+        server,
+        url,
+        a,
+        b,
+        dir_b,
+        askers,
+        _dirs: (dir_a, askers_dir),
+    }
+}
+
+fn kill_9_one_replica_under_three_askers_and_each_finds_its_question_on_the_next() {
+    let Pair {
+        server,
+        url,
+        a,
+        b,
+        dir_b,
+        askers,
+        _dirs,
+    } = two_replicas_and_three_askers_on_the_first();
     a.kill9();
     // Only B is left: each asker's answer can only reach it through B.
     let mut expected = Vec::new();
@@ -533,24 +565,14 @@ fn person_and_asker_tokens_do_what_their_role_allows_and_nothing_else() {
 }
 
 fn sigterm_stops_a_replica_cleanly_and_its_askers_move_to_the_next() {
-    let server = harness::require(postgres::shared(), postgres::MISSING);
-    let url = server.new_database();
-    let (dir_a, dir_b, askers_dir) = (state(), state(), state());
-    let a = replica(dir_a.path(), &url, &[]);
-    std::fs::copy(dir_a.path().join("token"), dir_b.path().join("token")).unwrap();
-    let b = replica(dir_b.path(), &url, &[]);
-    let both = format!("http://{},http://{}", a.host(), b.host());
-    let token = a.token.clone();
-    let askers: Vec<Asker> = (0..3)
-        .map(|_| {
-            let mut asking = command(askers_dir.path(), &["ask", "--ui", "inbox", "-"]);
-            asking
-                .env("ASK_USER_INBOX", &both)
-                .env("ASK_USER_TOKEN", &token);
-            Asker::spawn(asking, DATABASE)
-        })
-        .collect();
-    until(SOON, "B lists the three", || b.list().len() == 3);
+    let Pair {
+        a,
+        b,
+        dir_b,
+        askers,
+        _dirs,
+        ..
+    } = two_replicas_and_three_askers_on_the_first();
     // SIGTERM: exit 0 (within 20 s), nothing on stdout, inbox.json removed.
     a.stop();
     // The askers wait on B now: none is marked gone there, and each gets the

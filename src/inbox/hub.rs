@@ -1052,6 +1052,21 @@ mod tests {
         assert_eq!(rfc3339(-1), "1969-12-31T23:59:59.999Z");
     }
 
+    /// A question stored by another replica (its own connection), unknown
+    /// to this hub until it reads the store.
+    fn ask_elsewhere(other: &mut SqliteStore, key: &str) -> String {
+        let question = NewQuestion {
+            ask_key: key.into(),
+            input: SELECT.into(),
+            prompt: r#"{"tool":"ask_user"}"#.into(),
+            source: Source::default(),
+            asked_at: store::now_ms(),
+            expires_at: None,
+            asked_by: None,
+        };
+        other.ask(&question).unwrap().0
+    }
+
     #[test]
     fn resync_brings_in_what_another_replica_wrote() {
         let (dir, hub) = hub(Duration::from_secs(60));
@@ -1070,17 +1085,7 @@ mod tests {
             by: Some("Ada".into()),
         };
         assert_eq!(other.decide(&ours, &decided).unwrap(), Decided::Now);
-        let (theirs, _) = other
-            .ask(&NewQuestion {
-                ask_key: "k2".into(),
-                input: SELECT.into(),
-                prompt: r#"{"tool":"ask_user"}"#.into(),
-                source: Source::default(),
-                asked_at: store::now_ms(),
-                expires_at: None,
-                asked_by: None,
-            })
-            .unwrap();
+        let theirs = ask_elsewhere(&mut other, "k2");
         let (_, mut changes) = hub.subscribe();
         hub.resync().unwrap();
         let mut listed: Vec<String> = hub
@@ -1120,31 +1125,17 @@ mod tests {
     fn a_question_from_another_replica_is_found_before_its_notice() {
         let (dir, hub) = hub(Duration::from_secs(60));
         let mut other = SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap();
-        let ask = |other: &mut SqliteStore, key: &str| {
-            other
-                .ask(&NewQuestion {
-                    ask_key: key.into(),
-                    input: SELECT.into(),
-                    prompt: r#"{"tool":"ask_user"}"#.into(),
-                    source: Source::default(),
-                    asked_at: store::now_ms(),
-                    expires_at: None,
-                    asked_by: None,
-                })
-                .unwrap()
-                .0
-        };
         // No resync, no notice: a wait, an answer and a leave find it anyway.
-        let waited = ask(&mut other, "w");
+        let waited = ask_elsewhere(&mut other, "w");
         assert!(matches!(hub.wait(&waited), Ok(Wait::Pending(_))));
-        let answered = ask(&mut other, "a");
+        let answered = ask_elsewhere(&mut other, "a");
         hub.decide(
             &answered,
             Action::Replies(vec!["1".into()], Vec::new()),
             Face::Cli,
         )
         .unwrap();
-        let left = ask(&mut other, "l");
+        let left = ask_elsewhere(&mut other, "l");
         let document = value(&hub.leave(&left, Leaving::Timeout).unwrap());
         assert_eq!(document["timedOut"], true);
         assert_eq!(
