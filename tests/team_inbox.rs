@@ -44,6 +44,19 @@ fn resume(dir: &std::path::Path, id: &str) -> Asker {
     asker
 }
 
+/// Two replicas, each with a state folder (and token) of its own, on a new
+/// database of `server`.
+fn two_replicas(
+    server: &Server,
+    extra: &[&str],
+) -> (tempfile::TempDir, Inbox, tempfile::TempDir, Inbox) {
+    let url = server.new_database();
+    let (dir_a, dir_b) = (state(), state());
+    let a = replica(dir_a.path(), &url, extra);
+    let b = replica(dir_b.path(), &url, extra);
+    (dir_a, a, dir_b, b)
+}
+
 fn answered(id: &str, option: usize) -> Value {
     let label = ["PostgreSQL", "SQLite"][option - 1];
     json!({"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,
@@ -59,10 +72,7 @@ const SOON: Duration = Duration::from_secs(10);
 
 fn an_asker_on_one_replica_is_answered_and_cancelled_through_another() {
     let server = harness::require(postgres::shared(), postgres::MISSING);
-    let url = server.new_database();
-    let (dir_a, dir_b) = (state(), state());
-    let a = replica(dir_a.path(), &url, &[]);
-    let b = replica(dir_b.path(), &url, &[]);
+    let (dir_a, a, dir_b, b) = two_replicas(server, &[]);
     // Asked on A: listed on B at once (B heard A's notice).
     let asker = Asker::ask(dir_a.path(), DATABASE, &[]);
     until(SOON, "B lists A's question", || {
@@ -156,10 +166,7 @@ fn asker_gone_and_back_and_a_dismissal_show_on_every_replica() {
 
 fn a_question_resumed_on_another_replica_gets_the_answer_given_on_the_first() {
     let server = harness::require(postgres::shared(), postgres::MISSING);
-    let url = server.new_database();
-    let (dir_a, dir_b) = (state(), state());
-    let a = replica(dir_a.path(), &url, &[]);
-    let b = replica(dir_b.path(), &url, &[]);
+    let (dir_a, a, dir_b, b) = two_replicas(server, &[]);
     // The asker on A is killed (its replica's host gave up); it comes back
     // through B, waits there, and the person answers in A's page.
     let asker = Asker::ask(dir_a.path(), DATABASE, &[]);
@@ -177,10 +184,7 @@ fn a_question_resumed_on_another_replica_gets_the_answer_given_on_the_first() {
 fn postgres_stopped_for_5_s_loses_nothing_and_every_change_arrives_after() {
     // A server of this test's own: it is stopped.
     let server = harness::require(Server::start(), postgres::MISSING);
-    let url = server.new_database();
-    let (dir_a, dir_b) = (state(), state());
-    let a = replica(dir_a.path(), &url, &[]);
-    let b = replica(dir_b.path(), &url, &[]);
+    let (dir_a, a, dir_b, b) = two_replicas(&server, &[]);
     let askers: Vec<Asker> = (0..3)
         .map(|_| Asker::ask(dir_a.path(), DATABASE, &[]))
         .collect();
