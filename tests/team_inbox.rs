@@ -247,6 +247,26 @@ fn an_unreachable_store_is_a_clear_error_at_start() {
         !message.contains("secret"),
         "no password in messages: {message}"
     );
+    // A tokens file that cannot be used: the same error, naming file and line.
+    let tokens = dir.path().join("tokens");
+    std::fs::write(&tokens, "person Ada short\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&tokens, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let (code, out) = run(
+        dir.path(),
+        &["inbox", "--port", "0", "--tokens", tokens.to_str().unwrap()],
+    );
+    assert_eq!(code, 1, "{out}");
+    let document: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(document["error"]["code"], "WEB_ERROR");
+    let message = document["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("tokens, line 1: a token is 32 to 512 visible ASCII characters"),
+        "{message}"
+    );
 }
 
 /// A GET without the token, as a load balancer sends it.
