@@ -189,8 +189,21 @@ const scenarios = {
     });
     if (onSubmit.id !== `c-${second}-submit`) fail(`Tab went to ${onSubmit.id}, not Submit`);
     if (onSubmit.outline === "none") fail("the focused button shows no focus outline");
+    // The answer's response is held back until the stream's "closed" event
+    // has removed the card: focus must still move on (a race CI once lost).
+    let released;
+    const held = new Promise((resolve) => { released = resolve; });
+    await page.route(`**/api/questions/${second}/answer`, async (route) => {
+      const response = await route.fetch();
+      await held;
+      await route.fulfill({ response });
+    });
     await page.keyboard.press("Enter");
     await page.waitForSelector(`#c-${second}`, { state: "detached" });
+    released();
+    await page.waitForFunction(() => document.getElementById("announce").textContent === "Answer sent.", null, { timeout: 10000 })
+      .catch(() => fail("the held answer's response was never announced"));
+    await page.unroute(`**/api/questions/${second}/answer`);
     const focused = await page.evaluate(() => document.activeElement.id);
     if (!focused.startsWith(`c-${first}-`)) fail(`after the answer, focus is on ${focused}, not the next card`);
     await tabTo(page, `c-${first}-decline`);
