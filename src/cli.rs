@@ -208,7 +208,7 @@ pub enum Command {
         Exit codes: 0 stopped or done, 1 error (error document on stdout), 2 usage error."
     )]
     #[command(display_order = 4)]
-    Inbox(InboxArgs),
+    Inbox(Box<InboxArgs>),
 }
 
 #[derive(clap::Args)]
@@ -234,6 +234,24 @@ pub struct InboxArgs {
     /// Port on 127.0.0.1 (0: a free one).
     #[arg(long, value_name = "N", default_value_t = ask_user::inbox::DEFAULT_PORT)]
     pub port: u16,
+    /// Listen on ADDRESS:PORT instead (an IP address; 0.0.0.0 for every address). Past
+    /// loopback it needs --tls-cert and --tls-key, or --behind-proxy: plain HTTP is refused.
+    #[arg(long, value_name = "ADDRESS:PORT", conflicts_with = "port", value_parser = ask_user::inbox::listen::parse_listen)]
+    pub listen: Option<std::net::SocketAddr>,
+    /// Serve over TLS with this PEM certificate chain (leaf first).
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// The PEM private key of --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
+    /// A reverse proxy in front terminates TLS: plain HTTP past loopback is allowed,
+    /// and the inbox answers to --public-url.
+    #[arg(long, requires = "public_url")]
+    pub behind_proxy: bool,
+    /// The https:// address people and askers open (the proxy's, or this machine's
+    /// name): the page's URL, and a Host and Origin the inbox answers to.
+    #[arg(long, value_name = "URL", value_parser = ask_user::inbox::listen::parse_public_url)]
+    pub public_url: Option<ask_user::inbox::listen::PublicUrl>,
     /// Open the page with the system's browser opener.
     #[arg(long)]
     pub open: bool,
@@ -396,10 +414,11 @@ impl Cli {
         match &mut cli.command {
             Some(Command::Answer { notes, .. }) => *notes = paired,
             Some(Command::Ask(args)) => args.notes = paired,
-            Some(Command::Inbox(InboxArgs {
-                verb: Some(InboxVerb::Answer { notes, .. }),
-                ..
-            })) => *notes = paired,
+            Some(Command::Inbox(args)) => {
+                if let Some(InboxVerb::Answer { notes, .. }) = &mut args.verb {
+                    *notes = paired;
+                }
+            }
             _ => {}
         }
         Ok(cli)

@@ -110,7 +110,7 @@ fn command_line() -> i32 {
             open_browser: open,
         }),
         Some(Command::Setup(args)) => setup(args),
-        Some(Command::Inbox(args)) => inbox(args),
+        Some(Command::Inbox(args)) => inbox(*args),
         Some(Command::Completions { shell }) => {
             generate::completions(shell, &mut std::io::stdout().lock());
             exit::OK
@@ -206,8 +206,17 @@ fn inbox(args: InboxArgs) -> i32 {
     };
     match args.verb {
         None => {
+            use ask_user::inbox::listen::Exposure;
+            let address = args
+                .listen
+                .unwrap_or_else(|| Exposure::loopback(args.port).address);
+            let tls = args.tls_cert.zip(args.tls_key);
+            let exposure = match Exposure::new(address, tls, args.behind_proxy, args.public_url) {
+                Ok(exposure) => exposure,
+                Err(message) => return usage_error("inbox", &message),
+            };
             let options = ask_user::inbox::ServeOptions {
-                port: args.port,
+                exposure,
                 open_browser: args.open,
                 new_token: args.new_token,
                 asker_grace: args.asker_grace,

@@ -225,7 +225,7 @@ fn askers_without_an_inbox_say_no_inbox_or_fall_back() {
     assert_error(
         asked("inbox", &[("ASK_USER_INBOX", "localhost")]),
         "NO_INBOX",
-        "ASK_USER_INBOX must be an http://HOST:PORT address",
+        "ASK_USER_INBOX must be an http://HOST:PORT or https://HOST[:PORT] address",
     );
     assert_error(
         asked("inbox", &[("ASK_USER_INBOX", "http://127.0.0.1:9")]),
@@ -1603,8 +1603,12 @@ print(json.dumps([[s.name, s.labels, s.value, f.type]
         .map(|(name, _, _, kind)| (name.as_str(), kind.as_str()))
         .collect();
     for (name, kind) in types {
-        let want = if name.starts_with("mcp_question_latency_ms") {
+        let want = if name.starts_with("mcp_question_latency_ms")
+            || name.starts_with("mcp_store_latency_ms")
+        {
             "histogram"
+        } else if matches!(name, "mcp_inbox_replicas" | "mcp_store_reachable") {
+            "gauge"
         } else {
             "counter"
         };
@@ -1755,6 +1759,28 @@ fn metrics_count_the_tests_asks_by_face_for_the_token_holder() {
         })
         .unwrap();
     assert!(sum <= placed, "{sum} ms is not in the bucket le={placed}");
+    // The store: one replica (SQLite), reachable; its calls timed by
+    // operation: four asks, three outcomes written, one asker gone.
+    assert_eq!(
+        series("mcp_inbox_replicas"),
+        [(json!({"store":"sqlite"}), 1.0)]
+    );
+    assert_eq!(
+        series("mcp_store_reachable"),
+        [(json!({"store":"sqlite"}), 1.0)]
+    );
+    let store_calls = series("mcp_store_latency_ms_count");
+    for (op, n) in [("ask", 4.0), ("decide", 3.0), ("mark_gone", 1.0)] {
+        assert!(
+            store_calls.contains(&(json!({ "op": op }), n)),
+            "{op}: {store_calls:?}"
+        );
+    }
+    let inf = series("mcp_store_latency_ms_bucket")
+        .into_iter()
+        .filter(|(labels, _)| labels["le"] == "+Inf")
+        .count();
+    assert_eq!(inf, store_calls.len(), "one +Inf bucket per operation");
     inbox.stop();
 }
 

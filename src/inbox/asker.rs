@@ -2,7 +2,11 @@
 //! connection until its outcome arrives. If the inbox goes away (stopped,
 //! killed, restarting), reconnect with capped exponential backoff, finding
 //! the inbox afresh each time, and never give up before the asker's own
-//! timeout: the question is in the inbox's store and waits there.
+//! timeout: the question is in the inbox's store and waits there. A replica
+//! that stops (SIGTERM) ends its waits and refuses new asks and waits with
+//! 503 `NO_INBOX` ([`super::hub::STOPPING`]); both count as the inbox gone
+//! away, and each reconnection tries the next address of `ASK_USER_INBOX`
+//! first.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -153,8 +157,8 @@ impl Asker {
         loop {
             match self.client.post::<_, Asked>("/api/ask", body).await {
                 Ok(asked) => return Ok(asked.inbox_id),
-                Err(Failure::Refused(err)) => return Err(err),
-                Err(Failure::Unreachable(_)) => self.pause().await,
+                Err(Failure::Refused(err)) if !stopping(&err) => return Err(err),
+                Err(Failure::Refused(_) | Failure::Unreachable(_)) => self.pause().await,
             }
         }
     }
@@ -170,8 +174,8 @@ impl Asker {
                         return read_document(&data);
                     }
                 }
-                Err(Failure::Refused(err)) => return Err(err),
-                Err(Failure::Unreachable(_)) => {}
+                Err(Failure::Refused(err)) if !stopping(&err) => return Err(err),
+                Err(Failure::Refused(_) | Failure::Unreachable(_)) => {}
             }
             self.pause().await;
         }
@@ -203,14 +207,20 @@ impl Asker {
     }
 
     /// Waits before the next try, then looks for the inbox again (it may
-    /// come back on another port).
+    /// come back on another port), the replicas after this one first.
     async fn pause(&mut self) {
         tokio::time::sleep(self.backoff).await;
         self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
-        if let Ok(endpoint) = self.lookup.discover() {
+        if let Ok(endpoint) = self.lookup.discover_after(&self.client.endpoint().base) {
             self.client = Client::new(endpoint);
         }
     }
+}
+
+/// Whether the inbox refused because the replica is stopping (its drain):
+/// not final, the asker goes on to another replica.
+fn stopping(err: &AskError) -> bool {
+    matches!(err, AskError::NoInbox(detail) if detail.message.starts_with(super::hub::STOPPING))
 }
 
 fn read_document(data: &str) -> Result<AnswerDocument, AskError> {
@@ -236,5 +246,153 @@ pub fn local_source(name: Option<String>) -> Source {
             .ok()
             .map(|dir| dir.to_string_lossy().into_owned()),
         pid: Some(std::process::id()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::inbox::hub::{Action, Hub};
+    use crate::inbox::routes::Inbox;
+    use crate::inbox::store::{Face, SqliteStore};
+    use crate::server::{Limits, Server};
+
+    const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
+    /// A replica on `store` (several may share one SQLite file: one inbox).
+    fn replica(store: &Path) -> (Arc<Hub>, Server) {
+        let store = Box::new(SqliteStore::open(store).unwrap());
+        let hub = Hub::new(store, Duration::from_secs(60), Duration::from_secs(3600));
+        let server = Server::bind(0, Limits::default()).unwrap();
+        (Arc::new(hub.unwrap()), server.with_token(TOKEN.into()))
+    }
+
+    fn options(a: &Server, b: &Server) -> AskerOptions {
+        AskerOptions {
+            lookup: Lookup {
+                folder: None,
+                address: Some(format!(
+                    "http://127.0.0.1:{},http://127.0.0.1:{}",
+                    a.port(),
+                    b.port()
+                )),
+                token: Some(TOKEN.into()),
+            },
+            source: Source::default(),
+            timeout: Some(Duration::from_secs(30)),
+            face: AskingFace::Ask,
+        }
+    }
+
+    fn question() -> Target {
+        let input = crate::input::decode(br#"{"question":"Go?","options":["yes","no"]}"#);
+        Target::Ask(input.unwrap())
+    }
+
+    /// Serves A and B while `asking` runs; its result.
+    fn with_replicas<T>(
+        (a, server_a): (&Arc<Hub>, Server),
+        (b, server_b): (&Arc<Hub>, Server),
+        asking: impl Future<Output = T>,
+    ) -> T {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let (app_a, app_b) = (Inbox::new(Arc::clone(a)), Inbox::new(Arc::clone(b)));
+        runtime.block_on(async {
+            let serving = async {
+                let never = std::future::pending::<()>;
+                let _ = tokio::join!(
+                    server_a.serve_until(Arc::new(app_a), never()),
+                    server_b.serve_until(Arc::new(app_b), never()),
+                );
+            };
+            tokio::select! {
+                () = serving => unreachable!("they serve until dropped"),
+                done = asking => done,
+            }
+        })
+    }
+
+    #[test]
+    fn an_ask_refused_by_a_stopping_replica_goes_to_the_next_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, server_a) = replica(&dir.path().join("a.sqlite3"));
+        let (b, server_b) = replica(&dir.path().join("b.sqlite3"));
+        let (b_base, options) = (
+            format!("http://127.0.0.1:{}", server_b.port()),
+            options(&server_a, &server_b),
+        );
+        a.drain();
+        let answerer = Arc::clone(&b);
+        let mut asked_at = None;
+        let document = with_replicas((&a, server_a), (&b, server_b), async {
+            ask(
+                question(),
+                options,
+                std::future::pending(),
+                |id, endpoint| {
+                    asked_at = Some(endpoint.base.clone());
+                    // Answered on B at once: the wait that follows finds it there.
+                    let reply = Action::Replies(vec!["2".into()], Vec::new());
+                    answerer.decide(id, reply, Face::Cli).unwrap();
+                },
+            )
+            .await
+        })
+        .unwrap();
+        assert_eq!(asked_at, Some(b_base), "asked on B");
+        assert!(document.answered, "{document:?}");
+        // A refused it (503 NO_INBOX, counted) and holds nothing.
+        assert!(a.list().is_empty());
+        let metrics = a.render_metrics();
+        assert!(
+            metrics.contains("mcp_errors_total{code=\"NO_INBOX\"} 1"),
+            "{metrics}"
+        );
+    }
+
+    #[test]
+    fn an_asker_whose_replica_drains_waits_on_the_next_and_gets_the_answer_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("inbox.sqlite3");
+        let (a, server_a) = replica(&store);
+        let (b, server_b) = replica(&store);
+        let options = options(&server_a, &server_b);
+        let asked = std::cell::RefCell::new(None);
+        let (drained, answerer) = (Arc::clone(&a), Arc::clone(&b));
+        let document = with_replicas((&a, server_a), (&b, server_b), async {
+            let asking = ask(question(), options, std::future::pending(), |id, _| {
+                *asked.borrow_mut() = Some(id.to_string());
+            });
+            let stopping = async {
+                // The asker waits on A; A drains; it waits on B; B answers.
+                let id = loop {
+                    let id = asked.borrow().clone();
+                    if let Some(id) = id.filter(|id| drained.is_present(id) == Some(true)) {
+                        break id;
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                };
+                drained.drain();
+                while answerer.is_present(&id) != Some(true) {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                assert_eq!(drained.waiting(), 0, "gone from A");
+                let reply = Action::Replies(vec!["1".into()], Vec::new());
+                answerer.decide(&id, reply, Face::Cli).unwrap();
+                std::future::pending::<()>().await;
+            };
+            tokio::select! {
+                document = asking => document,
+                () = stopping => unreachable!(),
+            }
+        })
+        .unwrap();
+        assert!(document.answered, "{document:?}");
+        assert_eq!(document.inbox_id.as_deref(), asked.borrow().as_deref());
     }
 }

@@ -96,16 +96,27 @@ impl Client {
     ) -> Result<http::Response<Incoming>, Failure> {
         let unreachable = |e: &dyn std::fmt::Display| Failure::Unreachable(e.to_string());
         let exchange = async {
-            let stream = TcpStream::connect(&self.endpoint.authority)
+            let stream = TcpStream::connect(self.endpoint.dial())
                 .await
                 .map_err(|e| unreachable(&e))?;
             let _ = stream.set_nodelay(true);
-            let (mut sender, connection) =
-                hyper::client::conn::http1::handshake(TokioIo::new(stream))
-                    .await
-                    .map_err(|e| unreachable(&e))?;
-            // The connection runs beside the request; it ends with the response.
-            tokio::spawn(connection);
+            let mut sender = if self.endpoint.tls() {
+                let stream = self.tls(stream).await?;
+                let (sender, connection) =
+                    hyper::client::conn::http1::handshake(TokioIo::new(stream))
+                        .await
+                        .map_err(|e| unreachable(&e))?;
+                // The connection runs beside the request; it ends with the response.
+                tokio::spawn(connection);
+                sender
+            } else {
+                let (sender, connection) =
+                    hyper::client::conn::http1::handshake(TokioIo::new(stream))
+                        .await
+                        .map_err(|e| unreachable(&e))?;
+                tokio::spawn(connection);
+                sender
+            };
             let mut request = Request::builder()
                 .method(method)
                 .uri(path)
@@ -132,6 +143,34 @@ impl Client {
         tokio::time::timeout(RESPONSE_TIME, exchange)
             .await
             .unwrap_or_else(|_| Err(Failure::Unreachable("no response in time".into())))
+    }
+}
+
+impl Client {
+    /// The TLS handshake with an `https://` inbox. A certificate that does
+    /// not verify is final (retrying cannot fix it), and says how to trust
+    /// a private CA.
+    async fn tls(
+        &self,
+        stream: TcpStream,
+    ) -> Result<tokio_rustls::client::TlsStream<TcpStream>, Failure> {
+        let refused = |message: String| Failure::Refused(AskError::NoInbox(Detail::new(message)));
+        let connector = crate::server::tls::connector().map_err(refused)?;
+        let name = crate::server::tls::server_name(self.endpoint.host()).map_err(refused)?;
+        connector.connect(name, stream).await.map_err(|e| {
+            let certificate = e
+                .get_ref()
+                .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+                .is_some_and(|e| matches!(e, rustls::Error::InvalidCertificate(_)));
+            if certificate {
+                refused(format!(
+                    "the inbox at {} has a certificate this machine does not trust ({e}); set SSL_CERT_FILE to the PEM file of the CA that signed it",
+                    self.endpoint.base
+                ))
+            } else {
+                Failure::Unreachable(format!("TLS handshake failed ({e})"))
+            }
+        })
     }
 }
 

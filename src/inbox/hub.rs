@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tokio::sync::{broadcast, watch};
 
-use super::metrics::{AskingFace, Metrics};
+use super::metrics::{AskingFace, Metrics, StoreGauges};
 use super::store::{
     self, Decided, Decision, Face, Millis, NewQuestion, Outcome, Source, Store, Stored,
 };
@@ -26,6 +26,9 @@ use crate::web::submission::{self, Submission};
 
 /// How many changes a slow page may fall behind before its stream restarts.
 const CHANGES_BUFFER: usize = 256;
+/// What a replica that is stopping says to an ask or a wait (`NO_INBOX`,
+/// 503): askers recognise it by this start and move to the next replica.
+pub const STOPPING: &str = "this inbox replica is stopping";
 /// Longest ask key, source name and working directory accepted.
 const MAX_KEY_CHARS: usize = 64;
 const MAX_NAME_CHARS: usize = 200;
@@ -226,6 +229,9 @@ pub struct Hub {
     store_kind: &'static str,
     /// Whether the store answered its last contact (`/readyz`).
     store_reachable: AtomicBool,
+    /// Set once the replica stops (SIGTERM): it takes no new ask or wait,
+    /// and the open waits end, so that their askers reconnect elsewhere.
+    draining: watch::Sender<bool>,
     changes: broadcast::Sender<Change>,
     /// How long a question may have no asker waiting before it is marked "asker gone".
     grace: Duration,
@@ -245,10 +251,12 @@ impl Hub {
     /// come back (they reconnect with backoff after an inbox restart); a
     /// question without its asker is kept for `retention`.
     pub fn new(
-        mut store: Box<dyn Store>,
+        store: Box<dyn Store>,
         grace: Duration,
         retention: Duration,
     ) -> Result<Hub, AskError> {
+        let metrics = Metrics::default();
+        let mut store = metrics.timed(store);
         let now = Instant::now();
         let mut open = HashMap::new();
         for stored in store.pending().map_err(store_error)? {
@@ -259,11 +267,12 @@ impl Hub {
         Ok(Hub {
             store_kind: store.kind(),
             store_reachable: AtomicBool::new(true),
+            draining: watch::Sender::new(false),
             state: Mutex::new(State { store, open }),
             changes: broadcast::Sender::new(CHANGES_BUFFER),
             grace,
             retention,
-            metrics: Metrics::default(),
+            metrics,
         })
     }
 
@@ -280,6 +289,7 @@ impl Hub {
     /// resume or leave the question. A retry of another asker's key is
     /// refused.
     pub fn ask_as(&self, request: &AskRequest, asker: Option<&str>) -> Result<Asked, AskError> {
+        self.check_serving()?;
         check_request(request)?;
         // A tool input in any dialect, or a prompt document (what an MCP
         // server or `ask_user prompt` has in hand).
@@ -387,6 +397,7 @@ impl Hub {
     /// [`Hub::wait`] by a named asker: its own questions only (another's is
     /// an unknown question to it).
     pub fn wait_as(self: &Arc<Self>, id: &str, asker: Option<&str>) -> Result<Wait, AskError> {
+        self.check_serving()?;
         let mut state = self.state();
         self.load(&mut state, id)?;
         self.check_asker(&mut state, id, asker)?;
@@ -816,6 +827,52 @@ impl Hub {
         &self.metrics
     }
 
+    /// `/metrics`: the counts, and the store's gauges as they are now. The
+    /// replicas are counted by a call to the store (PostgreSQL: one query,
+    /// under its statement timeout), skipped while the store is known to be
+    /// unreachable, so that a scrape then never waits on it.
+    pub fn render_metrics(&self) -> String {
+        let reachable = self.store_reachable();
+        let replicas = if reachable {
+            self.state().store.replicas().ok()
+        } else {
+            None
+        };
+        self.metrics.render(&StoreGauges {
+            kind: self.store_kind,
+            reachable,
+            replicas,
+        })
+    }
+
+    /// Starts the drain (SIGTERM): from now on an ask or a wait gets
+    /// `NO_INBOX` ([`STOPPING`]), and every open wait ends without an
+    /// outcome, so that its asker reconnects (to the next replica in its
+    /// list). Everything else is still served.
+    pub fn drain(&self) {
+        self.draining.send_replace(true);
+    }
+
+    pub fn is_draining(&self) -> bool {
+        *self.draining.borrow()
+    }
+
+    /// How many wait connections are open (the drain waits for none).
+    pub fn waiting(&self) -> usize {
+        self.state().open.values().map(|open| open.waiters).sum()
+    }
+
+    /// `NO_INBOX` while draining.
+    fn check_serving(&self) -> Result<(), AskError> {
+        if self.is_draining() {
+            Err(AskError::NoInbox(Detail::new(format!(
+                "{STOPPING} and takes no new question or wait; ask through another replica (ASK_USER_INBOX may list several), or again once it is back"
+            ))))
+        } else {
+            Ok(())
+        }
+    }
+
     /// Whether question `id` is pending and its asker is connected.
     pub fn is_present(&self, id: &str) -> Option<bool> {
         self.state().open.get(id).map(|open| open.waiters > 0)
@@ -845,6 +902,15 @@ impl Waiter {
             .await
             .ok()
             .and_then(|document| document.clone())
+    }
+
+    /// Resolves once the replica drains (at once if it does): the wait is
+    /// to end without an outcome, so that its asker reconnects elsewhere.
+    pub fn stopping(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let mut draining = self.hub.draining.subscribe();
+        async move {
+            let _ = draining.wait_for(|draining| *draining).await;
+        }
     }
 }
 

@@ -11,14 +11,26 @@
 //! starts (Prometheus reads a restart as a counter reset); a question that
 //! waited in the store across a restart is counted when it ends, with
 //! `face="unknown"`.
+//!
+//! The store (issue 24), in the same style: `mcp_store_latency_ms` (a
+//! histogram of each store call the hub makes, by operation: `op="ask"`,
+//! `"decide"`, `"get"`, …), `mcp_store_reachable` (1 or 0, what `/readyz`
+//! says) and `mcp_inbox_replicas` (the inbox replicas on this store: 1 for
+//! SQLite; for PostgreSQL the replicas listening on this database, read
+//! when `/metrics` is asked for). The latency is counted with atomics, no
+//! lock: a store call costs two clock readings and four relaxed additions.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
 
 use serde::Deserialize;
 
-use super::store::{Face, Millis, Outcome};
+use super::store::{
+    self, Decided, Decision, Event, Face, Millis, NewQuestion, Outcome, Store, Stored,
+};
 
 /// The face a question was asked through, as the asker says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
@@ -56,6 +68,8 @@ const LATENCY_BUCKETS_MS: [u64; 12] = [
 #[derive(Default)]
 pub struct Metrics {
     counts: Mutex<Counts>,
+    /// Shared with the [`Timed`] store that fills it.
+    store_latency: Arc<StoreLatency>,
 }
 
 #[derive(Default)]
@@ -118,10 +132,26 @@ impl Metrics {
         *self.counts().errors.entry(code).or_default() += 1;
     }
 
-    /// Everything, in the Prometheus text format.
-    pub fn render(&self) -> String {
+    /// `store`, with each call timed into `mcp_store_latency_ms`.
+    pub fn timed(&self, store: Box<dyn Store>) -> Box<dyn Store> {
+        Box::new(Timed {
+            store,
+            latency: Arc::clone(&self.store_latency),
+        })
+    }
+
+    /// Everything, in the Prometheus text format; `store` is what the hub
+    /// knows of its store now.
+    pub fn render(&self, store: &StoreGauges) -> String {
+        let mut text = self.render_counts();
+        self.store_latency.render(&mut text);
+        store.render(&mut text);
+        text
+    }
+
+    fn render_counts(&self) -> String {
         let counts = self.counts();
-        let mut text = String::with_capacity(2048);
+        let mut text = String::with_capacity(4096);
         header(
             &mut text,
             "mcp_tool_calls_total",
@@ -199,6 +229,236 @@ impl Metrics {
     }
 }
 
+/// The store's gauges, as the hub reads them for one `/metrics` request.
+pub struct StoreGauges {
+    /// "sqlite" or "postgres" (the `store` label).
+    pub kind: &'static str,
+    /// What `/readyz` says.
+    pub reachable: bool,
+    /// The inbox replicas on this store; `None` when it could not be read
+    /// (the store is unreachable): the sample is left out, with a comment,
+    /// rather than a stale or made-up count.
+    pub replicas: Option<u64>,
+}
+
+impl StoreGauges {
+    fn render(&self, text: &mut String) {
+        let kind = self.kind;
+        header(
+            text,
+            "mcp_store_reachable",
+            "gauge",
+            "Whether the store answered its last contact (1) or not (0), as /readyz says.",
+        );
+        let _ = writeln!(
+            text,
+            "mcp_store_reachable{{store=\"{kind}\"}} {}",
+            u8::from(self.reachable)
+        );
+        header(
+            text,
+            "mcp_inbox_replicas",
+            "gauge",
+            "Inbox replicas serving this store: 1 for SQLite; for PostgreSQL, the replicas listening on this database.",
+        );
+        match self.replicas {
+            Some(n) => {
+                let _ = writeln!(text, "mcp_inbox_replicas{{store=\"{kind}\"}} {n}");
+            }
+            None => text.push_str(
+                "# mcp_inbox_replicas left out: the store is unreachable, so the count is unknown\n",
+            ),
+        }
+    }
+}
+
+/// A store operation, the `op` label of `mcp_store_latency_ms`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StoreOp {
+    Ask,
+    Get,
+    Pending,
+    History,
+    Decide,
+    MarkGone,
+    MarkBack,
+    Events,
+    SchemaVersion,
+}
+
+impl StoreOp {
+    const ALL: [StoreOp; 9] = [
+        StoreOp::Ask,
+        StoreOp::Get,
+        StoreOp::Pending,
+        StoreOp::History,
+        StoreOp::Decide,
+        StoreOp::MarkGone,
+        StoreOp::MarkBack,
+        StoreOp::Events,
+        StoreOp::SchemaVersion,
+    ];
+
+    fn as_str(self) -> &'static str {
+        match self {
+            StoreOp::Ask => "ask",
+            StoreOp::Get => "get",
+            StoreOp::Pending => "pending",
+            StoreOp::History => "history",
+            StoreOp::Decide => "decide",
+            StoreOp::MarkGone => "mark_gone",
+            StoreOp::MarkBack => "mark_back",
+            StoreOp::Events => "events",
+            StoreOp::SchemaVersion => "schema_version",
+        }
+    }
+}
+
+/// Upper bounds of the store latency buckets, in microseconds (written in
+/// milliseconds): from an SQLite read (tens of microseconds) to a call that
+/// waited out PostgreSQL's statement timeout (15 s).
+const STORE_BUCKETS_US: [u64; 15] = [
+    250, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000,
+    2_500_000, 5_000_000, 15_000_000,
+];
+
+/// `mcp_store_latency_ms`: per operation, calls per bucket (not
+/// cumulative; summed when written), their count and their sum.
+#[derive(Default)]
+struct StoreLatency {
+    ops: [OpLatency; StoreOp::ALL.len()],
+}
+
+#[derive(Default)]
+struct OpLatency {
+    buckets: [AtomicU64; STORE_BUCKETS_US.len()],
+    count: AtomicU64,
+    sum_us: AtomicU64,
+}
+
+impl StoreLatency {
+    fn record(&self, op: StoreOp, since: Instant) {
+        let us = u64::try_from(since.elapsed().as_micros()).unwrap_or(u64::MAX);
+        let latency = &self.ops[op as usize];
+        if let Some(bucket) = STORE_BUCKETS_US.iter().position(|&le| us <= le) {
+            latency.buckets[bucket].fetch_add(1, Ordering::Relaxed);
+        }
+        latency.count.fetch_add(1, Ordering::Relaxed);
+        latency.sum_us.fetch_add(us, Ordering::Relaxed);
+    }
+
+    /// Operations not called yet are left out (as the counters' unseen
+    /// labels are). A scrape that races a call may see its bucket before
+    /// its count: Prometheus takes that (the next scrape is exact).
+    fn render(&self, text: &mut String) {
+        header(
+            text,
+            "mcp_store_latency_ms",
+            "histogram",
+            "Time of each store call the inbox made, in milliseconds, by operation (op).",
+        );
+        for op in StoreOp::ALL {
+            let latency = &self.ops[op as usize];
+            let count = latency.count.load(Ordering::Relaxed);
+            if count == 0 {
+                continue;
+            }
+            let op = op.as_str();
+            let mut cumulative = 0;
+            for (le, n) in STORE_BUCKETS_US.iter().zip(&latency.buckets) {
+                cumulative += n.load(Ordering::Relaxed);
+                let _ = writeln!(
+                    text,
+                    "mcp_store_latency_ms_bucket{{op=\"{op}\",le=\"{}\"}} {cumulative}",
+                    ms(*le)
+                );
+            }
+            let sum = ms(latency.sum_us.load(Ordering::Relaxed));
+            let _ = writeln!(
+                text,
+                "mcp_store_latency_ms_bucket{{op=\"{op}\",le=\"+Inf\"}} {count}\n\
+                 mcp_store_latency_ms_sum{{op=\"{op}\"}} {sum}\n\
+                 mcp_store_latency_ms_count{{op=\"{op}\"}} {count}"
+            );
+        }
+    }
+}
+
+/// Microseconds as milliseconds, without trailing zeros: `250` → `0.25`,
+/// `15000000` → `15000`.
+fn ms(us: u64) -> String {
+    let (whole, part) = (us / 1000, us % 1000);
+    if part == 0 {
+        whole.to_string()
+    } else {
+        format!("{whole}.{part:03}")
+            .trim_end_matches('0')
+            .to_string()
+    }
+}
+
+/// A store whose every call is timed into `mcp_store_latency_ms`.
+struct Timed {
+    store: Box<dyn Store>,
+    latency: Arc<StoreLatency>,
+}
+
+impl Timed {
+    fn time<T>(&mut self, op: StoreOp, call: impl FnOnce(&mut dyn Store) -> T) -> T {
+        let started = Instant::now();
+        let result = call(self.store.as_mut());
+        self.latency.record(op, started);
+        result
+    }
+}
+
+impl Store for Timed {
+    fn ask(&mut self, question: &NewQuestion) -> store::Result<(String, bool)> {
+        self.time(StoreOp::Ask, |store| store.ask(question))
+    }
+
+    fn get(&mut self, id: &str) -> store::Result<Option<Stored>> {
+        self.time(StoreOp::Get, |store| store.get(id))
+    }
+
+    fn pending(&mut self) -> store::Result<Vec<Stored>> {
+        self.time(StoreOp::Pending, |store| store.pending())
+    }
+
+    fn history(&mut self, limit: Option<usize>) -> store::Result<Vec<Stored>> {
+        self.time(StoreOp::History, |store| store.history(limit))
+    }
+
+    fn decide(&mut self, id: &str, decision: &Decision) -> store::Result<Decided> {
+        self.time(StoreOp::Decide, |store| store.decide(id, decision))
+    }
+
+    fn mark_gone(&mut self, id: &str, reason: &str, at: Millis) -> store::Result<bool> {
+        self.time(StoreOp::MarkGone, |store| store.mark_gone(id, reason, at))
+    }
+
+    fn mark_back(&mut self, id: &str, at: Millis) -> store::Result<bool> {
+        self.time(StoreOp::MarkBack, |store| store.mark_back(id, at))
+    }
+
+    fn events(&mut self, id: &str) -> store::Result<Vec<Event>> {
+        self.time(StoreOp::Events, |store| store.events(id))
+    }
+
+    fn schema_version(&mut self) -> store::Result<i64> {
+        self.time(StoreOp::SchemaVersion, |store| store.schema_version())
+    }
+
+    /// Not timed: it is `/metrics`' own read, not a call made for a question.
+    fn replicas(&mut self) -> store::Result<u64> {
+        self.store.replicas()
+    }
+
+    fn kind(&self) -> &'static str {
+        self.store.kind()
+    }
+}
+
 fn face_label(face: Option<AskingFace>) -> &'static str {
     face.map_or(UNKNOWN_FACE, AskingFace::as_str)
 }
@@ -226,7 +486,7 @@ mod tests {
         metrics.asker_gone(None, "disconnected");
         metrics.error("UNKNOWN_QUESTION");
         metrics.error("UNKNOWN_QUESTION");
-        let text = metrics.render();
+        let text = metrics.render(&SQLITE);
         for line in [
             "mcp_tool_calls_total{face=\"ask\"} 0",
             "mcp_tool_calls_total{face=\"execute\"} 0",
@@ -252,5 +512,130 @@ mod tests {
             assert!(text.lines().any(|l| l == line), "no {line:?} in\n{text}");
         }
         assert!(text.ends_with('\n'));
+    }
+
+    const SQLITE: StoreGauges = StoreGauges {
+        kind: "sqlite",
+        reachable: true,
+        replicas: Some(1),
+    };
+
+    /// The samples of `name` (with their labels) in `text`.
+    fn samples<'a>(text: &'a str, name: &str) -> Vec<&'a str> {
+        text.lines()
+            .filter(|line| {
+                line.strip_prefix(name)
+                    .is_some_and(|rest| rest.starts_with(['{', ' ']))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn store_calls_are_timed_by_operation_in_a_cumulative_histogram() {
+        let metrics = Metrics::default();
+        let dir = tempfile::tempdir().unwrap();
+        let sqlite = store::SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap();
+        let mut store = metrics.timed(Box::new(sqlite));
+        assert_eq!(store.kind(), "sqlite");
+        assert_eq!(store.replicas().unwrap(), 1);
+        let text = metrics.render(&SQLITE);
+        assert!(
+            text.contains("# TYPE mcp_store_latency_ms histogram\n# HELP mcp_store_reachable"),
+            "no call yet, no series (a `replicas` read is not timed):\n{text}"
+        );
+        store.pending().unwrap();
+        store.get("00000000").unwrap();
+        store.get("00000001").unwrap();
+        // Recorded as the sum of what it took.
+        metrics.store_latency.record(
+            StoreOp::Decide,
+            Instant::now() - std::time::Duration::from_micros(3_200),
+        );
+        let text = metrics.render(&SQLITE);
+        for line in [
+            "# HELP mcp_store_latency_ms Time of each store call the inbox made, in milliseconds, by operation (op).",
+            "# TYPE mcp_store_latency_ms histogram",
+            "mcp_store_latency_ms_count{op=\"get\"} 2",
+            "mcp_store_latency_ms_bucket{op=\"get\",le=\"+Inf\"} 2",
+            "mcp_store_latency_ms_bucket{op=\"get\",le=\"15000\"} 2",
+            "mcp_store_latency_ms_count{op=\"pending\"} 1",
+            "mcp_store_latency_ms_count{op=\"decide\"} 1",
+            "mcp_store_latency_ms_bucket{op=\"decide\",le=\"2.5\"} 0",
+            "mcp_store_latency_ms_bucket{op=\"decide\",le=\"5\"} 1",
+            "mcp_store_latency_ms_bucket{op=\"decide\",le=\"0.25\"} 0",
+        ] {
+            assert!(text.lines().any(|l| l == line), "no {line:?} in\n{text}");
+        }
+        let decide_sum = samples(&text, "mcp_store_latency_ms_sum")
+            .into_iter()
+            .find_map(|line| line.strip_prefix("mcp_store_latency_ms_sum{op=\"decide\"} "))
+            .unwrap();
+        let decide_sum: f64 = decide_sum.parse().unwrap();
+        assert!((3.2..4.0).contains(&decide_sum), "{decide_sum}");
+        // Each series: 15 buckets, +Inf, sum, count; in the order of the
+        // operations; operations never called are left out.
+        assert_eq!(samples(&text, "mcp_store_latency_ms_bucket").len(), 3 * 16);
+        let counted: Vec<&str> = samples(&text, "mcp_store_latency_ms_count")
+            .into_iter()
+            .map(|line| line.split('"').nth(1).unwrap())
+            .collect();
+        assert_eq!(counted, ["get", "pending", "decide"]);
+        // Buckets are cumulative and end at the count.
+        let get: Vec<u64> = text
+            .lines()
+            .filter(|line| line.starts_with("mcp_store_latency_ms_bucket{op=\"get\","))
+            .map(|line| line.rsplit(' ').next().unwrap().parse().unwrap())
+            .collect();
+        assert!(get.windows(2).all(|w| w[0] <= w[1]), "{get:?}");
+        assert_eq!(get.last(), Some(&2));
+    }
+
+    #[test]
+    fn milliseconds_are_written_without_trailing_zeros() {
+        assert_eq!(ms(250), "0.25");
+        assert_eq!(ms(1_000), "1");
+        assert_eq!(ms(2_500), "2.5");
+        assert_eq!(ms(1), "0.001");
+        assert_eq!(ms(15_000_000), "15000");
+        assert_eq!(ms(1_234_567), "1234.567");
+    }
+
+    #[test]
+    fn the_store_gauges_say_reachable_and_replicas_or_leave_the_count_out() {
+        let text = Metrics::default().render(&StoreGauges {
+            kind: "postgres",
+            reachable: true,
+            replicas: Some(3),
+        });
+        for line in [
+            "# TYPE mcp_store_reachable gauge",
+            "mcp_store_reachable{store=\"postgres\"} 1",
+            "# TYPE mcp_inbox_replicas gauge",
+            "mcp_inbox_replicas{store=\"postgres\"} 3",
+        ] {
+            assert!(text.lines().any(|l| l == line), "no {line:?} in\n{text}");
+        }
+        let text = Metrics::default().render(&StoreGauges {
+            kind: "postgres",
+            reachable: false,
+            replicas: None,
+        });
+        assert_eq!(
+            samples(&text, "mcp_store_reachable"),
+            ["mcp_store_reachable{store=\"postgres\"} 0"]
+        );
+        assert!(samples(&text, "mcp_inbox_replicas").is_empty(), "{text}");
+        assert!(
+            text.contains(
+                "# TYPE mcp_inbox_replicas gauge\n# mcp_inbox_replicas left out: the store is unreachable"
+            ),
+            "{text}"
+        );
+        assert!(text.ends_with('\n'));
+        let text = Metrics::default().render(&SQLITE);
+        assert_eq!(
+            samples(&text, "mcp_inbox_replicas"),
+            ["mcp_inbox_replicas{store=\"sqlite\"} 1"]
+        );
     }
 }

@@ -10,6 +10,7 @@
 pub mod asker;
 pub mod client;
 pub mod hub;
+pub mod listen;
 pub mod metrics;
 pub mod notify;
 pub mod routes;
@@ -37,10 +38,20 @@ pub const DEFAULT_PORT: u16 = 27587;
 
 /// How often questions whose askers went away are looked for.
 const SWEEP_EVERY: Duration = Duration::from_secs(1);
+/// After a stop signal, how long a replica on PostgreSQL keeps serving
+/// (everything but asks and waits) for the requests under way and the
+/// askers on their way to another replica (a lone SQLite inbox has no other
+/// to send them to: it stops once its waits are closed), ...
+const DRAIN_LINGER: Duration = Duration::from_secs(1);
+/// ... and the most the drain takes: then it stops, whatever is left.
+const DRAIN_LIMIT: Duration = Duration::from_secs(5);
+/// How often a drain looks whether a wait is still open.
+const DRAIN_POLL: Duration = Duration::from_millis(20);
 
 pub struct ServeOptions {
-    /// 127.0.0.1:`port` (0: a free one).
-    pub port: u16,
+    /// Where it listens (`--port`, `--listen`) and how it is reached (TLS,
+    /// `--public-url`).
+    pub exposure: listen::Exposure,
     pub open_browser: bool,
     /// Replace the stored token with a new one.
     pub new_token: bool,
@@ -134,17 +145,29 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
         })
         .map_err(|e| web_error(format!("the inbox cannot listen to its store ({e})")))?;
     }
-    let port = options.port;
-    let server = Server::bind(port, Limits::default())
+    let exposure = &options.exposure;
+    let address = exposure.address;
+    let tls = match &exposure.tls {
+        Some((cert, key)) => Some(crate::server::tls::acceptor(cert, key).map_err(web_error)?),
+        None => None,
+    };
+    let server = Server::bind_to(address, Limits::default())
         .map_err(|e| match e {
             BindError::Listen(e) => web_error(format!(
-                "the inbox cannot listen on 127.0.0.1:{port} ({e}); is another inbox or program on it? Pass another --port"
+                "the inbox cannot listen on {address} ({e}); is another inbox or program on it? Pass another --port (or --listen)"
             )),
             BindError::Random(e) => web_error(format!("the system random source failed ({e})")),
         })?
         .with_token(token.clone())
         .with_holders(holders);
-    let base = format!("http://127.0.0.1:{}", server.port());
+    let port = server.port();
+    let sites = exposure.sites(port);
+    let server = server.with_sites(sites.clone());
+    let server = match tls {
+        Some(acceptor) => server.with_tls(acceptor),
+        None => server,
+    };
+    let base = exposure.local_base(port);
     let pid = std::process::id();
     folder
         .write_inbox_file(&InboxFile {
@@ -155,7 +178,7 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
         .map_err(|e| in_folder("write inbox.json", e))?;
     // Before the address is out: a stop signal from then on is a clean stop.
     let stop = crate::web::interrupt_on_signals();
-    let url = format!("{base}/?token={token}");
+    let url = format!("{}/?token={token}", exposure.page_base(port));
     eprintln!(
         "ask_user inbox: serving {url}\nask_user inbox: {} pending; store {}; state in {}; Ctrl-C stops it",
         hub.list().len(),
@@ -187,14 +210,41 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
                     std::future::pending::<()>().await
                 } => {}
             }
+            // No more sweeps: an asker that moves to another replica now
+            // must not be marked gone by this one.
+            eprintln!(
+                "ask_user inbox: stopping: no new question or wait is taken; {} waiting asker(s) told to reconnect",
+                hub.waiting()
+            );
+            let linger = match hub.store_kind() {
+                "postgres" => DRAIN_LINGER,
+                _ => Duration::ZERO,
+            };
+            drain(&hub, linger, DRAIN_LIMIT).await;
         }
     };
-    let app = routes::Inbox::new(hub).with_mcp(crate::mcp::http::McpHttp::new(server.port()));
+    let app = routes::Inbox::new(hub).with_mcp(crate::mcp::http::McpHttp::new(&sites));
     let served = runtime.block_on(server.serve_until(Arc::new(app), until_stopped));
     folder.remove_inbox_file(pid);
     served.map_err(|e| web_error(format!("the inbox failed ({e})")))?;
     eprintln!("ask_user inbox: stopped; pending questions wait in the store for the next start");
     Ok(())
+}
+
+/// The drain after a stop signal (SIGTERM, SIGINT, SIGHUP): the replica
+/// takes no new ask or wait (503 `NO_INBOX`, and `/readyz` says
+/// `draining`), ends every open wait so that its asker reconnects (to the
+/// next replica in its list), and serves everything else for `linger` and
+/// until no wait is open; `limit` bounds it all.
+async fn drain(hub: &Hub, linger: Duration, limit: Duration) {
+    hub.drain();
+    let settled = async {
+        tokio::time::sleep(linger).await;
+        while hub.waiting() > 0 {
+            tokio::time::sleep(DRAIN_POLL).await;
+        }
+    };
+    let _ = tokio::time::timeout(limit, settled).await;
 }
 
 /// `ask_user inbox list`: one JSON line per pending question, oldest first.
@@ -283,4 +333,65 @@ where
     runtime
         .block_on(call(client))
         .map_err(|failure| failure.into_error(&endpoint))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hub_with_a_waiter() -> (tempfile::TempDir, Arc<Hub>, hub::Waiter) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = store::SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap();
+        let hub = Arc::new(
+            Hub::new(Box::new(store), Duration::from_secs(60), DEFAULT_RETENTION).unwrap(),
+        );
+        let request: hub::AskRequest = serde_json::from_str(
+            r#"{"key":"k1","input":{"question":"Go?","options":["yes","no"]}}"#,
+        )
+        .unwrap();
+        let id = hub.ask(&request).unwrap().inbox_id;
+        let Ok(hub::Wait::Pending(waiter)) = hub.wait(&id) else {
+            panic!("pending");
+        };
+        (dir, hub, waiter)
+    }
+
+    /// How long `drain(hub, linger, limit)` takes, after `during` ran beside it.
+    fn drain_time(
+        hub: &Hub,
+        linger: Duration,
+        limit: Duration,
+        during: impl std::future::Future<Output = ()>,
+    ) -> Duration {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let started = Instant::now();
+        runtime.block_on(async {
+            tokio::join!(drain(hub, linger, limit), during);
+        });
+        started.elapsed()
+    }
+
+    #[test]
+    fn a_drain_lingers_then_ends_once_no_wait_is_open_and_at_its_limit_at_the_latest() {
+        let ms = Duration::from_millis;
+        // A wait that stays open (an asker that never lets go): the limit.
+        let (_dir, hub, waiter) = hub_with_a_waiter();
+        let took = drain_time(&hub, ms(50), ms(400), async {});
+        assert!(hub.is_draining());
+        assert!(took >= ms(400) && took < ms(2000), "{took:?}");
+        drop(waiter);
+        // Nothing waits: the linger.
+        let took = drain_time(&hub, ms(100), ms(5000), async {});
+        assert!(took >= ms(100) && took < ms(1000), "{took:?}");
+        // A wait that closes after the linger: then.
+        let (_dir, hub, waiter) = hub_with_a_waiter();
+        let took = drain_time(&hub, ms(50), ms(5000), async move {
+            tokio::time::sleep(ms(300)).await;
+            drop(waiter);
+        });
+        assert!(took >= ms(300) && took < ms(1500), "{took:?}");
+    }
 }

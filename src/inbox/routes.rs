@@ -9,8 +9,8 @@
 //! | `GET /api/events` | page | server-sent events: `snapshot`, `asked`, `closed`, `presence` |
 //! | `GET /api/questions` | `inbox list` | the pending questions, oldest first |
 //! | `GET /api/history?limit=N` | page, `inbox history` | the decided questions, newest first |
-//! | `POST /api/ask` | askers | a new question → `{"inboxId"}` |
-//! | `GET /api/questions/ID/wait` | askers | server-sent events: heartbeats, then the outcome document |
+//! | `POST /api/ask` | askers | a new question → `{"inboxId"}`; 503 `NO_INBOX` (with `Retry-After`) while the replica stops |
+//! | `GET /api/questions/ID/wait` | askers | server-sent events: heartbeats, then the outcome document; the stream ends without one when the replica stops (and a new wait gets 503 `NO_INBOX`) |
 //! | `POST /api/questions/ID/answer` | page | the page's answer |
 //! | `POST /api/questions/ID/decline` | page | Decline |
 //! | `POST /api/questions/ID/dismiss` | page | Dismiss (a question whose asker is gone) |
@@ -19,7 +19,7 @@
 //! | `POST /api/questions/ID/leave` | askers | `{"reason":"timeout"\|"cancelled"\|"away"\|"pending"}` |
 //! | `GET /metrics` | Prometheus | the counts, in its text format ([`super::metrics`]) |
 //! | `GET /healthz` | load balancers | 200 `{"status":"ok"}` while the process serves; no token |
-//! | `GET /readyz` | load balancers | 200 `{"status":"ready",…}`, or 503 while the store is unreachable; no token |
+//! | `GET /readyz` | load balancers | 200 `{"status":"ready",…}`, or 503 while the store is unreachable (`unready`) or the replica stops (`draining`); no token |
 //! | `POST /mcp` | MCP clients | MCP over Streamable HTTP ([`crate::mcp::http`]); GET and DELETE: 405 |
 //!
 //! `/mcp` alone takes POSTs without an `Origin` (MCP clients are not
@@ -99,7 +99,7 @@ impl App for Inbox {
                 Ok(body) => self.post_as(&path, &body, &holder),
                 Err(reply) => reply,
             },
-            (Method::GET, "/metrics") => Reply::prometheus(self.hub.metrics().render()),
+            (Method::GET, "/metrics") => Reply::prometheus(self.hub.render_metrics()),
             (Method::GET, "/healthz") => Reply::json(
                 200,
                 &Health {
@@ -109,23 +109,14 @@ impl App for Inbox {
             ),
             (Method::GET, "/readyz") => {
                 let store = Some(self.hub.store_kind());
-                if self.hub.store_reachable() {
-                    Reply::json(
-                        200,
-                        &Health {
-                            status: "ready",
-                            store,
-                        },
-                    )
+                let (code, status) = if self.hub.is_draining() {
+                    (503, "draining")
+                } else if self.hub.store_reachable() {
+                    (200, "ready")
                 } else {
-                    Reply::json(
-                        503,
-                        &Health {
-                            status: "unready",
-                            store,
-                        },
-                    )
-                }
+                    (503, "unready")
+                };
+                Reply::json(code, &Health { status, store })
             }
             (_, crate::mcp::http::PATH) => match &self.mcp {
                 Some(mcp) => mcp.respond(request).await,
@@ -461,13 +452,19 @@ fn change_event(change: &Change) -> Bytes {
 /// An asker's wait: heartbeats until the outcome, then the outcome's
 /// document as the one data event. The waiter lives as long as the stream:
 /// when the asker goes away, the stream's receiver is dropped, the task
-/// ends, and the question starts its grace time.
+/// ends, and the question starts its grace time. When the replica drains,
+/// the stream ends without an outcome: the asker reconnects, as after any
+/// lost connection, to the next replica in its list.
 fn asker_stream(mut waiter: Waiter) -> Reply {
     let (send, receive) = mpsc::channel(4);
     tokio::spawn(async move {
         let mut heartbeat = tokio::time::interval(ASKER_HEARTBEAT);
+        let stopping = waiter.stopping();
+        tokio::pin!(stopping);
         loop {
             tokio::select! {
+                // An outcome that is there wins over the drain.
+                biased;
                 outcome = waiter.outcome() => {
                     if let Some(document) = outcome {
                         let _ = send.send(event(None, &document)).await;
@@ -480,6 +477,7 @@ fn asker_stream(mut waiter: Waiter) -> Reply {
                     }
                 }
                 () = send.closed() => return,
+                () = &mut stopping => return,
             }
         }
     });
@@ -536,7 +534,12 @@ impl Inbox {
     }
 }
 
-/// An error document with the status that fits its code.
+/// How long a client refused by a stopping replica waits before it tries
+/// that address again (behind a load balancer, another replica answers).
+const RETRY_AFTER_SECS: &str = "1";
+
+/// An error document with the status that fits its code. `NO_INBOX` is a
+/// replica that stops (the drain): 503, and when to try again.
 fn error_reply(err: &AskError) -> Reply {
     let status = match err {
         AskError::UnknownQuestion(_) => 404,
@@ -544,14 +547,24 @@ fn error_reply(err: &AskError) -> Reply {
         AskError::Forbidden(_) => 403,
         AskError::InvalidJson(_) => 400,
         AskError::InternalError(_) => 500,
+        AskError::NoInbox(_) => 503,
         _ => 422,
     };
-    Reply::json(status, &err.document())
+    let reply = Reply::json(status, &err.document());
+    if status == 503 {
+        reply.with_header(
+            http::header::RETRY_AFTER,
+            http::HeaderValue::from_static(RETRY_AFTER_SECS),
+        )
+    } else {
+        reply
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use http_body::Body as _;
 
     #[test]
     fn question_routes() {
@@ -572,6 +585,96 @@ mod tests {
         assert_eq!(PAGE.matches("<script").count(), 1);
         assert!(!PAGE.contains("innerHTML") && !PAGE.contains("outerHTML"));
         assert!(!PAGE.contains(" onclick=") && !PAGE.contains(" style=\""));
+    }
+
+    const ASK: &str =
+        r#"{"key":"k1","input":{"question":"Deploy where?","options":["Staging","Production"]}}"#;
+
+    fn inbox() -> (tempfile::TempDir, Arc<Hub>, Inbox) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::inbox::store::SqliteStore::open(&dir.path().join("inbox.sqlite3"));
+        let hub = Arc::new(
+            Hub::new(
+                Box::new(store.unwrap()),
+                Duration::from_secs(60),
+                Duration::from_secs(3600),
+            )
+            .unwrap(),
+        );
+        (dir, Arc::clone(&hub), Inbox::new(hub))
+    }
+
+    fn body_of(reply: Reply) -> (u16, Option<String>, serde_json::Value) {
+        let response = reply.into_response();
+        let retry = response
+            .headers()
+            .get(http::header::RETRY_AFTER)
+            .map(|v| v.to_str().unwrap().to_string());
+        let status = response.status().as_u16();
+        let crate::server::Body::Whole(Some(bytes)) = response.into_body() else {
+            panic!("a whole body");
+        };
+        (status, retry, serde_json::from_slice(&bytes).unwrap())
+    }
+
+    #[test]
+    fn a_stopping_replica_refuses_asks_and_waits_with_503_and_retry_after() {
+        let (_dir, hub, inbox) = inbox();
+        let (status, retry, asked) = body_of(inbox.post("/api/ask", ASK.as_bytes()));
+        assert_eq!((status, retry), (201, None), "{asked}");
+        let id = asked["inboxId"].as_str().unwrap().to_string();
+        hub.drain();
+        let (status, retry, refused) =
+            body_of(inbox.post("/api/ask", ASK.replace("k1", "k2").as_bytes()));
+        assert_eq!((status, retry.as_deref()), (503, Some("1")), "{refused}");
+        assert_eq!(refused["status"], "error");
+        assert_eq!(refused["error"]["code"], "NO_INBOX");
+        let message = refused["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(crate::inbox::hub::STOPPING),
+            "{message}"
+        );
+        assert!(message.contains("another replica"), "{message}");
+        // A wait (a resume) too; everything else is still served.
+        assert_eq!(hub.wait(&id).err().unwrap().code(), "NO_INBOX");
+        assert_eq!(hub.list().len(), 1);
+        let (status, _, answered) = body_of(inbox.post(
+            &format!("/api/questions/{id}/reply"),
+            br#"{"replies":["1"]}"#,
+        ));
+        assert_eq!((status, &answered["answered"]), (200, &true.into()));
+        assert!(
+            hub.render_metrics()
+                .contains("mcp_errors_total{code=\"NO_INBOX\"} 1"),
+            "counted"
+        );
+    }
+
+    #[test]
+    fn a_drain_ends_the_open_wait_streams_without_an_outcome() {
+        let (_dir, hub, inbox) = inbox();
+        let (_, _, asked) = body_of(inbox.post("/api/ask", ASK.as_bytes()));
+        let id = asked["inboxId"].as_str().unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let Ok(Wait::Pending(waiter)) = hub.wait(id) else {
+                panic!("pending");
+            };
+            let mut body = asker_stream(waiter).into_response().into_body();
+            let first = std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx));
+            let first = first.await.unwrap().unwrap().into_data().unwrap();
+            assert_eq!(first, Bytes::from_static(b": waiting\n\n"));
+            assert_eq!(hub.waiting(), 1);
+            hub.drain();
+            let next = std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx));
+            let end = tokio::time::timeout(Duration::from_secs(2), next).await;
+            assert!(matches!(end, Ok(None)), "the stream ends, no outcome");
+        });
+        assert_eq!(hub.waiting(), 0, "its waiter is gone");
+        assert_eq!(hub.list().len(), 1, "the question still waits in the store");
     }
 
     #[test]

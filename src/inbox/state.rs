@@ -141,11 +141,53 @@ pub struct InboxFile {
 /// Where an asker or a CLI verb sends its requests.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Endpoint {
-    /// `http://HOST:PORT` (no path).
+    /// `http://HOST:PORT` or `https://HOST[:PORT]` (no path).
     pub base: String,
-    /// `HOST:PORT`, as sent in `Host`.
+    /// `HOST:PORT` (or `HOST` for https on 443), as sent in `Host`.
     pub authority: String,
     pub token: String,
+}
+
+impl Endpoint {
+    /// Whether requests go over TLS (an `https://` inbox).
+    pub fn tls(&self) -> bool {
+        self.base.starts_with("https://")
+    }
+
+    /// `HOST:PORT` to connect to.
+    pub fn dial(&self) -> String {
+        dial(&self.base, &self.authority)
+    }
+
+    /// The host alone (brackets kept), for the TLS server name.
+    pub fn host(&self) -> &str {
+        host_of(&self.authority)
+    }
+}
+
+/// `HOST:PORT` to connect to for `authority` under `base`'s scheme: https
+/// without a port is on 443.
+fn dial(base: &str, authority: &str) -> String {
+    if base.starts_with("https://") && port_of(authority).is_none() {
+        format!("{authority}:443")
+    } else {
+        authority.to_string()
+    }
+}
+
+/// The port of `HOST:PORT` (`[V6]:PORT`); `None` for a host alone.
+fn port_of(authority: &str) -> Option<&str> {
+    authority
+        .rsplit_once(':')
+        .filter(|(host, port)| !host.is_empty() && !port.contains(']'))
+        .map(|(_, port)| port)
+}
+
+fn host_of(authority: &str) -> &str {
+    match port_of(authority) {
+        Some(port) => &authority[..authority.len() - port.len() - 1],
+        None => authority,
+    }
 }
 
 /// Why no inbox was found: said in `NO_INBOX`'s message.
@@ -159,7 +201,7 @@ pub enum Missing {
     DeadProcess { file: PathBuf, pid: u32 },
     /// Nothing accepts connections at the address.
     Refused(String),
-    /// `ASK_USER_INBOX` is not an `http://HOST:PORT` address (or a list of
+    /// `ASK_USER_INBOX` is not an `http(s)://HOST:PORT` address (or a list of
     /// them, separated by commas or spaces).
     BadAddress(String),
     /// `ASK_USER_INBOX` is set and no token is known for it.
@@ -188,7 +230,7 @@ impl Missing {
                 format!("no inbox is running: nothing answers at {address}; {start}")
             }
             Missing::BadAddress(value) => format!(
-                "ASK_USER_INBOX must be an http://HOST:PORT address (or several, separated by commas), not {value:?}; set it to the URL `ask_user inbox` printed"
+                "ASK_USER_INBOX must be an http://HOST:PORT or https://HOST[:PORT] address (or several, separated by commas), not {value:?}; set it to the URL `ask_user inbox` printed"
             ),
             Missing::NoToken(address) => format!(
                 "ASK_USER_INBOX is {address} but no token is known for it; set ASK_USER_TOKEN to the inbox's token"
@@ -228,18 +270,33 @@ impl Lookup {
     /// `inbox.json` in the state folder. A file whose process has ended, or
     /// whose port refuses connections, is stale: no inbox.
     pub fn discover(&self) -> Result<Endpoint, Missing> {
+        self.discover_from(None)
+    }
+
+    /// [`Lookup::discover`] for an asker that leaves the replica at `base`
+    /// (it went away, or it is stopping): the addresses after it in
+    /// `ASK_USER_INBOX` are tried first, then those before it, and `base`
+    /// last. Without a list (or with `base` not in it), as `discover`.
+    pub fn discover_after(&self, base: &str) -> Result<Endpoint, Missing> {
+        self.discover_from(Some(base))
+    }
+
+    fn discover_from(&self, after: Option<&str>) -> Result<Endpoint, Missing> {
         let folder = self.folder.clone().map(StateDir::existing);
         let file = folder.as_ref().and_then(StateDir::read_inbox_file);
         if let Some(addresses) = &self.address {
             // Several replicas of one inbox (a team inbox on PostgreSQL): the
             // first that answers, in the order given. An asker whose replica
             // goes away finds the next one here when it reconnects.
-            let parsed = addresses
+            let mut parsed = addresses
                 .split([',', ' '])
                 .map(str::trim)
                 .filter(|a| !a.is_empty())
                 .map(|a| parse_address(a).ok_or_else(|| Missing::BadAddress(a.into())))
                 .collect::<Result<Vec<_>, _>>()?;
+            if let Some(at) = after.and_then(|after| parsed.iter().position(|(b, _)| b == after)) {
+                parsed.rotate_left(at + 1);
+            }
             let mut found = Err(Missing::BadAddress(addresses.clone()));
             for (base, authority) in parsed {
                 let token = self
@@ -251,7 +308,7 @@ impl Lookup {
                             .map(|f| f.token.clone())
                     })
                     .ok_or_else(|| Missing::NoToken(base.clone()))?;
-                found = probe(&authority).map(|()| Endpoint {
+                found = probe(&base, &authority).map(|()| Endpoint {
                     base,
                     authority,
                     token,
@@ -272,7 +329,7 @@ impl Lookup {
         }
         let (base, authority) =
             parse_address(&file.url).ok_or_else(|| Missing::Refused(file.url.clone()))?;
-        probe(&authority)?;
+        probe(&base, &authority)?;
         Ok(Endpoint {
             base,
             authority,
@@ -281,12 +338,12 @@ impl Lookup {
     }
 }
 
-/// Whether something listens at `authority` (`HOST:PORT`). A connection
+/// Whether something listens at `base` (`authority` there). A connection
 /// that is neither accepted nor refused in time counts as there: a busy inbox
 /// (its accept queue full of askers) is slow, not gone.
-fn probe(authority: &str) -> Result<(), Missing> {
-    let refused = || Missing::Refused(format!("http://{authority}"));
-    let addresses: Vec<SocketAddr> = authority
+fn probe(base: &str, authority: &str) -> Result<(), Missing> {
+    let refused = || Missing::Refused(base.to_string());
+    let addresses: Vec<SocketAddr> = dial(base, authority)
         .to_socket_addrs()
         .map_err(|_| refused())?
         .collect();
@@ -301,20 +358,34 @@ fn probe(authority: &str) -> Result<(), Missing> {
     }
 }
 
-/// `http://HOST:PORT[/…]` → (`http://HOST:PORT`, `HOST:PORT`).
+/// `http://HOST:PORT[/…]` → (`http://HOST:PORT`, `HOST:PORT`);
+/// `https://HOST[:PORT][/…]` likewise (no port: 443).
 pub fn parse_address(url: &str) -> Option<(String, String)> {
-    let rest = url.trim().strip_prefix("http://")?;
+    let url = url.trim();
+    let (scheme, rest) = match url.strip_prefix("http://") {
+        Some(rest) => ("http", rest),
+        None => ("https", url.strip_prefix("https://")?),
+    };
     let authority = rest.split(['/', '?', '#']).next()?;
-    let (host, port) = authority.rsplit_once(':')?;
-    let port: u16 = port.parse().ok().filter(|&p| p != 0)?;
+    let (host, port) = match port_of(authority) {
+        Some(port) => (host_of(authority), Some(port)),
+        None if scheme == "https" => (authority, None),
+        None => return None,
+    };
+    if let Some(port) = port {
+        port.parse::<u16>().ok().filter(|&p| p != 0)?;
+    }
     let host_ok = !host.is_empty()
         && (host.starts_with('[') && host.ends_with(']')
             || host
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-'));
     host_ok.then(|| {
-        let authority = format!("{host}:{port}");
-        (format!("http://{authority}"), authority)
+        let authority = match port {
+            Some(port) => format!("{host}:{}", port.parse::<u16>().unwrap_or_default()),
+            None => host.to_string(),
+        };
+        (format!("{scheme}://{authority}"), authority)
     })
 }
 
@@ -514,9 +585,15 @@ mod tests {
         ok("http://127.0.0.1:27587/", "http://127.0.0.1:27587");
         ok(" http://localhost:9000/?token=x ", "http://localhost:9000");
         ok("http://[::1]:9000", "http://[::1]:9000");
+        ok("https://10.0.0.5:8443/", "https://10.0.0.5:8443");
+        ok("https://inbox.example.com", "https://inbox.example.com");
+        ok("https://[fd00::5]/?token=x", "https://[fd00::5]");
         for bad in [
             "127.0.0.1:9000",
-            "https://127.0.0.1:9000",
+            "ftp://127.0.0.1:9000",
+            "https://:9000",
+            "https://",
+            "https://[::1]:0",
             "http://127.0.0.1",
             "http://127.0.0.1:0",
             "http://127.0.0.1:99999",
@@ -635,6 +712,35 @@ mod tests {
     }
 
     #[test]
+    fn an_asker_that_leaves_a_replica_tries_the_next_ones_first() {
+        let (first, second) = (
+            TcpListener::bind("127.0.0.1:0").unwrap(),
+            TcpListener::bind("127.0.0.1:0").unwrap(),
+        );
+        let [a, b] = [&first, &second]
+            .map(|l| format!("http://127.0.0.1:{}", l.local_addr().unwrap().port()));
+        let (_refusing, closed) = refusing_port();
+        let down = format!("http://127.0.0.1:{closed}");
+        let lookup = Lookup {
+            folder: None,
+            address: Some(format!("{a},{down},{b}")),
+            token: Some("tok".into()),
+        };
+        let after = |base: &str| lookup.discover_after(base).map(|e| e.base);
+        assert_eq!(lookup.discover().map(|e| e.base), Ok(a.clone()));
+        // From A: the next that answers (the one between is down).
+        assert_eq!(after(&a), Ok(b.clone()));
+        // From B, the last: round to the first.
+        assert_eq!(after(&b), Ok(a.clone()));
+        assert_eq!(after(&down), Ok(b.clone()));
+        // Not in the list: from the start.
+        assert_eq!(after("http://127.0.0.1:1"), Ok(a.clone()));
+        // The one left is tried last, and taken when nothing else answers.
+        drop(second);
+        assert_eq!(after(&a), Ok(a.clone()));
+    }
+
+    #[test]
     fn the_environment_overrides_inbox_json() {
         let (_tmp, dir) = folder();
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -681,13 +787,49 @@ mod tests {
     }
 
     #[test]
+    fn https_without_a_port_is_dialled_on_443_and_sent_without_it() {
+        let (base, authority) = parse_address("https://inbox.example.com/").unwrap();
+        let endpoint = Endpoint {
+            base,
+            authority,
+            token: String::new(),
+        };
+        assert!(endpoint.tls());
+        assert_eq!(endpoint.authority, "inbox.example.com");
+        assert_eq!(endpoint.dial(), "inbox.example.com:443");
+        assert_eq!(endpoint.host(), "inbox.example.com");
+        let (base, authority) = parse_address("https://[fd00::5]:8443").unwrap();
+        let endpoint = Endpoint {
+            base,
+            authority,
+            token: String::new(),
+        };
+        assert_eq!(endpoint.dial(), "[fd00::5]:8443");
+        assert_eq!(endpoint.host(), "[fd00::5]");
+        let (base, authority) = parse_address("http://[::1]:9000").unwrap();
+        let endpoint = Endpoint {
+            base,
+            authority,
+            token: String::new(),
+        };
+        assert!(!endpoint.tls());
+        assert_eq!(endpoint.dial(), "[::1]:9000");
+        assert_eq!(port_of("[::1]"), None);
+        assert_eq!(port_of(":9000"), None);
+    }
+
+    #[test]
     fn probing_finds_a_listener_and_not_a_closed_port() {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
-        assert_eq!(probe(&format!("127.0.0.1:{port}")), Ok(()));
+        let base = format!("http://127.0.0.1:{port}");
+        assert_eq!(probe(&base, &format!("127.0.0.1:{port}")), Ok(()));
         let (_refusing, closed) = refusing_port();
         assert_eq!(
-            probe(&format!("127.0.0.1:{closed}")),
+            probe(
+                &format!("http://127.0.0.1:{closed}"),
+                &format!("127.0.0.1:{closed}")
+            ),
             Err(Missing::Refused(format!("http://127.0.0.1:{closed}")))
         );
         drop(listener);

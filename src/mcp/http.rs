@@ -37,18 +37,17 @@ pub const PATH: &str = "/mcp";
 /// input limit, checked again by the tool) in its JSON-RPC envelope.
 pub const MAX_BODY_BYTES: usize = 512 * 1024;
 
-/// `/mcp` on the inbox at 127.0.0.1:`port`.
+/// `/mcp` on the inbox, which answers to `sites` (its Host and Origin checks).
 pub struct McpHttp {
     service: StreamableHttpService<AskUserServer, NeverSessionManager>,
 }
 
 impl McpHttp {
-    pub fn new(port: u16) -> McpHttp {
-        let own = [format!("127.0.0.1:{port}"), format!("localhost:{port}")];
+    pub fn new(sites: &[crate::server::Site]) -> McpHttp {
         let config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(false)
-            .with_allowed_hosts(own.clone())
-            .with_allowed_origins(own.iter().map(|authority| format!("http://{authority}")))
+            .with_allowed_hosts(sites.iter().map(|site| site.authority.clone()))
+            .with_allowed_origins(sites.iter().map(|site| site.origin.clone()))
             .enforce_origin_validation()
             .with_max_request_body_bytes(MAX_BODY_BYTES);
         let service = StreamableHttpService::new(

@@ -47,7 +47,7 @@ impl Rejection {
         match self {
             Rejection::TooManyRequests => "too many requests without the token; wait a minute",
             Rejection::WrongHost => {
-                "this page answers only to 127.0.0.1 or localhost on its own port"
+                "this page answers only to its own address (127.0.0.1 or localhost on its own port, or the address it listens on)"
             }
             Rejection::BadToken => {
                 "the token is missing or wrong; open the URL ask_user printed, or send the token as Authorization: Bearer"
@@ -78,32 +78,76 @@ pub enum Holder {
     Asker(String),
 }
 
-/// The server's identity checks: its port (for Host and Origin) and its
-/// tokens (its own, and the named ones of [`Guard::with_holders`]).
+/// One address the server answers to: the `Host` a request names it by,
+/// and the `Origin` its pages post from there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Site {
+    /// `HOST:PORT`, or `HOST` alone for a public URL on its scheme's
+    /// default port; compared without regard to case.
+    pub authority: String,
+    /// `SCHEME://AUTHORITY`, as browsers send it.
+    pub origin: String,
+}
+
+impl Site {
+    pub fn new(scheme: &str, authority: &str) -> Site {
+        Site {
+            authority: authority.to_ascii_lowercase(),
+            origin: format!("{scheme}://{}", authority.to_ascii_lowercase()),
+        }
+    }
+
+    /// `127.0.0.1:PORT` and `localhost:PORT` over `scheme`: the sites of a
+    /// server on loopback. A name other than `localhost` is never ours: a
+    /// page elsewhere could make a browser send it (DNS rebinding). An IP
+    /// address written out cannot be rebound, so a listener's own address
+    /// ([`Site::new`]) is safe too.
+    pub fn loopback(scheme: &str, port: u16) -> Vec<Site> {
+        vec![
+            Site::new(scheme, &format!("127.0.0.1:{port}")),
+            Site::new(scheme, &format!("localhost:{port}")),
+        ]
+    }
+}
+
+/// The server's identity checks: the sites it answers to (for Host and
+/// Origin) and its tokens (its own, and the named ones of
+/// [`Guard::with_holders`]).
 pub struct Guard {
-    port: u16,
+    sites: Vec<Site>,
     token: String,
     holders: Vec<(String, Holder)>,
 }
 
 impl Guard {
-    /// A guard for `port` with a fresh token from the OS random source.
+    /// A guard for 127.0.0.1:`port` with a fresh token from the OS random source.
     pub fn new(port: u16) -> Result<Self, getrandom::Error> {
         Ok(Guard {
-            port,
+            sites: Site::loopback("http", port),
             token: random_hex(TOKEN_BYTES)?,
             holders: Vec::new(),
         })
     }
 
-    /// A guard for `port` with a token kept from before (the inbox's, which
-    /// survives restarts so that bookmarks and waiting askers keep working).
+    /// A guard for 127.0.0.1:`port` with a token kept from before (the
+    /// inbox's, which survives restarts so that bookmarks and waiting askers
+    /// keep working).
     pub fn with_token(port: u16, token: String) -> Self {
         Guard {
-            port,
+            sites: Site::loopback("http", port),
             token,
             holders: Vec::new(),
         }
+    }
+
+    /// Answers to these sites instead (`inbox --listen`, `--public-url`).
+    pub fn with_sites(mut self, sites: Vec<Site>) -> Self {
+        self.sites = sites;
+        self
+    }
+
+    pub fn sites(&self) -> &[Site] {
+        &self.sites
     }
 
     /// Takes these named tokens too.
@@ -157,24 +201,25 @@ impl Guard {
             return json_only(parts);
         }
         let origin = header(&parts.headers, "origin").ok_or(Rejection::WrongOrigin)?;
-        let authority = origin
-            .strip_prefix("http://")
-            .ok_or(Rejection::WrongOrigin)?;
         let host = header(&parts.headers, "host").unwrap_or_default();
-        if !self.is_own_authority(authority) || !authority.eq_ignore_ascii_case(host) {
+        let ours = self
+            .site(host)
+            .is_some_and(|site| site.origin.eq_ignore_ascii_case(origin));
+        if !ours {
             return Err(Rejection::WrongOrigin);
         }
         json_only(parts)
     }
 
-    /// `127.0.0.1:PORT` or `localhost:PORT`, nothing else.
+    /// The site `authority` names: one of [`Guard::sites`], nothing else.
+    fn site(&self, authority: &str) -> Option<&Site> {
+        self.sites
+            .iter()
+            .find(|site| site.authority.eq_ignore_ascii_case(authority))
+    }
+
     fn is_own_authority(&self, authority: &str) -> bool {
-        let Some((name, port)) = authority.rsplit_once(':') else {
-            return false;
-        };
-        port.parse::<u16>().is_ok_and(|p| p == self.port)
-            && !port.starts_with('0')
-            && (name == "127.0.0.1" || name.eq_ignore_ascii_case("localhost"))
+        self.site(authority).is_some()
     }
 }
 
@@ -338,6 +383,62 @@ mod tests {
         ] {
             assert!(!guard.is_own_authority(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_listener_past_loopback_answers_to_its_sites_and_their_origins_only() {
+        let mut sites = Site::loopback("https", 8443);
+        sites.push(Site::new("https", "10.0.0.5:8443"));
+        sites.push(Site::new("https", "Inbox.Example.com"));
+        let guard = Guard::new(8443).unwrap().with_sites(sites);
+        for ok in [
+            "127.0.0.1:8443",
+            "10.0.0.5:8443",
+            "inbox.example.com",
+            "INBOX.example.com",
+        ] {
+            assert!(guard.is_own_authority(ok), "{ok}");
+        }
+        for bad in [
+            "10.0.0.5",
+            "10.0.0.6:8443",
+            "inbox.example.com:8443",
+            "evil.example",
+        ] {
+            assert!(!guard.is_own_authority(bad), "{bad}");
+        }
+        let json = ("Content-Type", "application/json");
+        let post = |host: &str, origin: &str| {
+            guard.check_post(&parts(
+                "POST",
+                "/",
+                &[("Host", host), ("Origin", origin), json],
+            ))
+        };
+        assert_eq!(
+            post("inbox.example.com", "https://inbox.example.com"),
+            Ok(())
+        );
+        assert_eq!(post("10.0.0.5:8443", "https://10.0.0.5:8443"), Ok(()));
+        assert_eq!(post("127.0.0.1:8443", "https://127.0.0.1:8443"), Ok(()));
+        for (host, origin) in [
+            ("inbox.example.com", "http://inbox.example.com"),
+            ("10.0.0.5:8443", "http://10.0.0.5:8443"),
+            ("10.0.0.5:8443", "https://inbox.example.com"),
+            ("evil.example", "https://evil.example"),
+        ] {
+            assert_eq!(
+                post(host, origin),
+                Err(Rejection::WrongOrigin),
+                "{host} {origin}"
+            );
+        }
+        // A new token keeps the sites.
+        assert!(
+            Guard::with_token(8443, "ab".repeat(16))
+                .with_sites(guard.sites().to_vec())
+                .is_own_authority("inbox.example.com")
+        );
     }
 
     #[test]

@@ -46,12 +46,13 @@ pub mod guard;
 mod linger;
 pub mod request;
 pub mod response;
+pub mod tls;
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::io::Write as _;
-use std::net::{Ipv4Addr, TcpListener as StdListener};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener as StdListener};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -65,8 +66,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
-pub use guard::Origins;
 use guard::{Guard, Rejection, TokenlessLimit};
+pub use guard::{Origins, Site};
 pub use request::Request;
 pub use response::{Body, Reply};
 
@@ -140,22 +141,31 @@ pub trait App: Send + Sync + 'static {
 /// A bound, not yet serving, server.
 pub struct Server {
     listener: StdListener,
-    port: u16,
+    address: SocketAddr,
     guard: Guard,
     limits: Limits,
+    tls: Option<tokio_rustls::TlsAcceptor>,
 }
 
 impl Server {
     /// Binds 127.0.0.1:`port` (0: a free port) and makes the token; nothing
     /// is served until [`serve_until`](Self::serve_until).
     pub fn bind(port: u16, limits: Limits) -> Result<Server, BindError> {
-        let listener = StdListener::bind((Ipv4Addr::LOCALHOST, port)).map_err(BindError::Listen)?;
+        Server::bind_to(SocketAddr::from((Ipv4Addr::LOCALHOST, port)), limits)
+    }
+
+    /// Binds `address` (port 0: a free port). The server still answers only
+    /// to 127.0.0.1 and localhost on its port until
+    /// [`with_sites`](Self::with_sites) says otherwise.
+    pub fn bind_to(address: SocketAddr, limits: Limits) -> Result<Server, BindError> {
+        let listener = StdListener::bind(address).map_err(BindError::Listen)?;
         listener.set_nonblocking(true).map_err(BindError::Listen)?;
-        let port = listener.local_addr().map_err(BindError::Listen)?.port();
-        let guard = Guard::new(port).map_err(BindError::Random)?;
+        let address = listener.local_addr().map_err(BindError::Listen)?;
+        let guard = Guard::new(address.port()).map_err(BindError::Random)?;
         Ok(Server {
             listener,
-            port,
+            address,
+            tls: None,
             guard,
             limits: Limits {
                 max_header_bytes: limits.max_header_bytes.max(MIN_HEADER_BYTES),
@@ -165,7 +175,25 @@ impl Server {
     }
 
     pub fn port(&self) -> u16 {
-        self.port
+        self.address.port()
+    }
+
+    /// The address bound (with the port chosen for port 0).
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// Answers to these sites (Host and Origin) instead of loopback's.
+    pub fn with_sites(mut self, sites: Vec<Site>) -> Server {
+        self.guard = self.guard.with_sites(sites);
+        self
+    }
+
+    /// Speaks TLS on every connection: a handshake that is not done within
+    /// [`Limits::header_time`] closes the connection.
+    pub fn with_tls(mut self, acceptor: tokio_rustls::TlsAcceptor) -> Server {
+        self.tls = Some(acceptor);
+        self
     }
 
     pub fn token(&self) -> &str {
@@ -175,7 +203,8 @@ impl Server {
     /// Serves with `token` instead of a fresh one (the inbox keeps its token
     /// across restarts).
     pub fn with_token(mut self, token: String) -> Server {
-        self.guard = Guard::with_token(self.port, token);
+        let sites = self.guard.sites().to_vec();
+        self.guard = Guard::with_token(self.port(), token).with_sites(sites);
         self
     }
 
@@ -201,6 +230,7 @@ impl Server {
                 self.limits.rate_window,
             ),
             guard: self.guard,
+            tls: self.tls,
             limits: Arc::new(self.limits),
             connections: Mutex::new(Connections::default()),
             app,
@@ -229,6 +259,7 @@ pub enum BindError {
 /// What every connection shares.
 struct Shared<A> {
     guard: Guard,
+    tls: Option<tokio_rustls::TlsAcceptor>,
     limits: Arc<Limits>,
     tokenless: TokenlessLimit,
     connections: Mutex<Connections>,
@@ -440,20 +471,36 @@ async fn serve_connection<A: App>(
     let stream = Arc::new(stream);
     let limits = Arc::clone(&shared.limits);
     let proven = Arc::clone(&connection);
+    let tls = shared.tls.clone();
     let service = service_fn(move |request| {
         let shared = Arc::clone(&shared);
         let connection = Arc::clone(&proven);
         async move { Ok::<_, Infallible>(handle(&shared, &connection, request).await) }
     });
-    let serving = http1::Builder::new()
-        .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_time)
-        .max_buf_size(limits.max_header_bytes)
-        .keep_alive(keep_alive == KeepAlive::Yes)
-        .serve_connection(
-            TokioIo::new(linger::SharedStream(Arc::clone(&stream))),
-            service,
-        );
+    let http = {
+        let mut http = http1::Builder::new();
+        http.timer(TokioTimer::new())
+            .header_read_timeout(limits.header_time)
+            .max_buf_size(limits.max_header_bytes)
+            .keep_alive(keep_alive == KeepAlive::Yes);
+        http
+    };
+    let io = linger::SharedStream(Arc::clone(&stream));
+    let serving = async {
+        match tls {
+            None => {
+                let _ = http.serve_connection(TokioIo::new(io), service).await;
+            }
+            Some(acceptor) => {
+                // The handshake counts against the head's time: a client
+                // that never finishes it holds nothing for long.
+                let handshake = tokio::time::timeout(limits.header_time, acceptor.accept(io));
+                if let Ok(Ok(tls)) = handshake.await {
+                    let _ = http.serve_connection(TokioIo::new(tls), service).await;
+                }
+            }
+        }
+    };
     let evicted = tokio::select! {
         _ = serving => false,
         () = connection.evicted.notified() => true,

@@ -120,6 +120,13 @@ impl Reply {
         Reply::text(rejection.status(), rejection.message()).closing()
     }
 
+    /// Adds a header (`Retry-After`, say); the protective headers this
+    /// module sets win over one of the same name.
+    pub fn with_header(mut self, name: header::HeaderName, value: HeaderValue) -> Self {
+        self.headers.insert(name, value);
+        self
+    }
+
     /// Closes the connection once this response is sent.
     pub fn closing(mut self) -> Self {
         self.close = true;

@@ -138,8 +138,14 @@ impl Inbox {
     }
 
     /// SIGTERM: a clean stop, exit 0, inbox.json removed.
-    pub fn stop(mut self) {
+    pub fn stop(self) {
         signal(self.child.id(), "TERM");
+        self.stopped();
+    }
+
+    /// After a stop signal (sent by the test): waits for the exit, and
+    /// asserts it was clean (exit 0, nothing on stdout, inbox.json removed).
+    pub fn stopped(mut self) {
         let status = exit_within(
             &mut self.child,
             Duration::from_secs(20),

@@ -136,6 +136,12 @@ pub trait Store: Send {
     /// The schema version the store is at.
     fn schema_version(&mut self) -> Result<i64>;
 
+    /// How many inbox replicas serve this store now (`/metrics`'
+    /// `mcp_inbox_replicas`): 1 for SQLite (one inbox holds its folder); for
+    /// PostgreSQL, the replicas whose listening connection is open on this
+    /// database ([`postgres::LISTENER_NAME`]).
+    fn replicas(&mut self) -> Result<u64>;
+
     /// "sqlite" or "postgres" (for messages and metrics).
     fn kind(&self) -> &'static str;
 }

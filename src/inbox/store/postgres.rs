@@ -446,6 +446,24 @@ impl Store for PostgresStore {
         })
     }
 
+    /// The listening connections ([`listen`]) open on this database, by
+    /// their application name: one per running replica. `pg_stat_activity`
+    /// shows every session's database and application name to every role
+    /// (the fields it hides from other roles are others).
+    fn replicas(&mut self) -> Result<u64> {
+        self.call(|client| {
+            let count: i64 = client
+                .query_one(
+                    "SELECT count(*) FROM pg_stat_activity
+                     WHERE datname = current_database() AND application_name = $1",
+                    &[&LISTENER_NAME],
+                )
+                .map_err(pg)?
+                .get(0);
+            Ok(u64::try_from(count).unwrap_or(0))
+        })
+    }
+
     fn kind(&self) -> &'static str {
         "postgres"
     }
@@ -526,12 +544,17 @@ pub enum Notice {
     Lost,
 }
 
+/// The application name of every replica's listening connection, whatever
+/// the URL says: [`Store::replicas`] counts the replicas on a database by it.
+pub const LISTENER_NAME: &str = "ask_user inbox replica";
+
 /// Listens, on a thread and a connection of its own, for the changes that
 /// every replica's writes announce, and hands each to `on`. A lost
 /// connection is opened again (backing off up to 2 s), then `on` gets
 /// [`Notice::CatchUp`], so that nothing missed meanwhile stays missed.
 pub fn listen(url: &str, on: impl Fn(Notice) + Send + 'static) -> Result<()> {
     let mut config = config(url)?;
+    config.application_name(LISTENER_NAME);
     let name = describe(url);
     thread::Builder::new()
         .name("ask_user listen".into())

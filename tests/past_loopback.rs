@@ -1,0 +1,591 @@
+//! The inbox past loopback (issue 24, DESIGN §14): askers in another network
+//! namespace (a veth pair, as another machine would be) reach an inbox that
+//! listens on the namespace link's address, over TLS with a test CA made by
+//! openssl, and behind a real reverse proxy (Caddy) that terminates TLS.
+//! Plain HTTP on that address is refused at start.
+//!
+//! Network namespaces need root and iproute2; the CA needs openssl; the proxy
+//! needs Caddy (.ci/setup-deploy.sh installs them). Without them the tests
+//! count as ignored (under CI: failed).
+
+mod common;
+
+use std::net::{Ipv4Addr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use common::bin;
+use common::harness;
+use common::inbox::{Asker, assert_error, run_with_input, state, until};
+use common::process::{exit_within, without_tty};
+
+const DATABASE: &str = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"]}"#;
+
+common::harness::main!(
+    plain_http_past_loopback_and_flags_that_disagree_are_refused_at_start,
+    an_unusable_certificate_is_a_clear_error_at_start,
+    askers_in_another_namespace_reach_an_inbox_over_tls,
+    askers_in_another_namespace_reach_an_inbox_behind_caddy,
+);
+
+fn inbox_error(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = common::inbox::command(dir, args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn plain_http_past_loopback_and_flags_that_disagree_are_refused_at_start() {
+    let dir = state();
+    let refused = |args: &[&str], says: &str| {
+        let mut all = vec!["inbox"];
+        all.extend_from_slice(args);
+        let (code, stdout, stderr) = inbox_error(dir.path(), &all);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert_eq!(stdout, "", "{args:?}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(!dir.path().join("inbox.json").exists());
+    };
+    refused(
+        &["--listen", "10.233.0.1:8443"],
+        "plain HTTP would carry the token in clear",
+    );
+    refused(&["--listen", "0.0.0.0:8443"], "plain HTTP");
+    refused(
+        &[
+            "--listen",
+            "0.0.0.0:8443",
+            "--tls-cert",
+            "c.pem",
+            "--tls-key",
+            "k.pem",
+        ],
+        "pass --public-url",
+    );
+    refused(&["--listen", "localhost:8443"], "is not ADDRESS:PORT");
+    refused(
+        &["--listen", "10.233.0.1:8443", "--port", "1"],
+        "cannot be used with",
+    );
+    refused(&["--tls-cert", "c.pem"], "--tls-key");
+    refused(&["--behind-proxy"], "--public-url");
+    refused(
+        &["--behind-proxy", "--public-url", "http://inbox.example.com"],
+        "is not an https:// URL",
+    );
+    refused(
+        &["--public-url", "https://inbox.example.com/inbox"],
+        "is not a URL of a host",
+    );
+}
+
+fn an_unusable_certificate_is_a_clear_error_at_start() {
+    let dir = state();
+    let files = tempfile::tempdir().unwrap();
+    let empty = files.path().join("empty.pem");
+    std::fs::write(&empty, "").unwrap();
+    let missing = files.path().join("missing.pem");
+    let start = |cert: &Path, key: &Path| {
+        let (code, stdout, _) = inbox_error(
+            dir.path(),
+            &[
+                "inbox",
+                "--listen",
+                "127.0.0.1:0",
+                "--tls-cert",
+                cert.to_str().unwrap(),
+                "--tls-key",
+                key.to_str().unwrap(),
+            ],
+        );
+        (code, stdout)
+    };
+    assert_error(start(&missing, &empty), "WEB_ERROR", "--tls-cert");
+    assert_error(start(&empty, &empty), "WEB_ERROR", "no CERTIFICATE");
+    let Some(ca) = TestCa::make(files.path(), "127.0.0.1") else {
+        harness::require(None::<()>, "openssl (run .ci/setup-deploy.sh)");
+        return;
+    };
+    assert_error(start(&ca.cert, &empty), "WEB_ERROR", "--tls-key");
+    // A key that is not the certificate's.
+    let other = TestCa::make(&files.path().join("other"), "127.0.0.1").unwrap();
+    assert_error(
+        start(&ca.cert, &other.key),
+        "WEB_ERROR",
+        "do not make a usable pair",
+    );
+    assert!(!dir.path().join("inbox.json").exists());
+}
+
+/// A CA and a server certificate for one IP address, made by openssl.
+struct TestCa {
+    ca: PathBuf,
+    cert: PathBuf,
+    key: PathBuf,
+}
+
+impl TestCa {
+    fn make(dir: &Path, ip: &str) -> Option<TestCa> {
+        std::fs::create_dir_all(dir).unwrap();
+        let openssl = |args: &[&str]| {
+            let out = Command::new("openssl")
+                .args(args)
+                .current_dir(dir)
+                .stdin(Stdio::null())
+                .output()
+                .ok()?;
+            assert!(out.status.success(), "openssl {args:?}: {out:?}");
+            Some(())
+        };
+        openssl(&[
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=ask_user test CA",
+        ])?;
+        openssl(&[
+            "req",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+            "-subj",
+            "/CN=ask_user inbox",
+        ])?;
+        std::fs::write(
+            dir.join("san.ext"),
+            format!("subjectAltName=IP:{ip}\nextendedKeyUsage=serverAuth\n"),
+        )
+        .unwrap();
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "san.ext",
+        ])?;
+        Some(TestCa {
+            ca: dir.join("ca.pem"),
+            cert: dir.join("server.pem"),
+            key: dir.join("server.key"),
+        })
+    }
+}
+
+/// A network namespace joined to this one by a veth pair: this side has
+/// `.1`, the namespace `.2`, on a /24 of its own. Removed when dropped.
+struct Namespace {
+    name: String,
+    link: String,
+    host_ip: String,
+}
+
+impl Namespace {
+    fn make() -> Option<Namespace> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 || !works("ip", &["-V"]) {
+            return None;
+        }
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let n = NEXT.fetch_add(1, Ordering::SeqCst);
+        let tag = format!("{}{n}", std::process::id() % 100_000);
+        let subnet = 100 + (std::process::id() * 4 + n) % 150;
+        let namespace = Namespace {
+            name: format!("au{tag}"),
+            link: format!("au{tag}h"),
+            host_ip: format!("10.233.{subnet}.1"),
+        };
+        let peer = format!("au{tag}n");
+        let guest_ip = format!("10.233.{subnet}.2/24");
+        let host_cidr = format!("{}/24", namespace.host_ip);
+        let ns = namespace.name.as_str();
+        let steps: Vec<Vec<&str>> = vec![
+            vec!["netns", "add", ns],
+            vec![
+                "link",
+                "add",
+                &namespace.link,
+                "type",
+                "veth",
+                "peer",
+                "name",
+                &peer,
+            ],
+            vec!["link", "set", &peer, "netns", ns],
+            vec!["addr", "add", &host_cidr, "dev", &namespace.link],
+            vec!["link", "set", &namespace.link, "up"],
+            vec!["-n", ns, "addr", "add", &guest_ip, "dev", &peer],
+            vec!["-n", ns, "link", "set", &peer, "up"],
+            vec!["-n", ns, "link", "set", "lo", "up"],
+        ];
+        for step in steps {
+            if !works("ip", &step) {
+                return None;
+            }
+        }
+        Some(namespace)
+    }
+
+    /// `ask_user ARGS` inside the namespace, with `dir` as its state folder.
+    fn command(&self, dir: &Path, args: &[&str]) -> Command {
+        let mut command = Command::new("ip");
+        command
+            .args(["netns", "exec", &self.name, bin()])
+            .args(args)
+            .env("ASK_USER_STATE_DIR", dir)
+            .env_remove("TOOLBOX_ACTION")
+            .env_remove("ASK_USER_UI");
+        without_tty(&mut command);
+        command
+    }
+
+    /// A port free on this side's address.
+    fn free_port(&self) -> u16 {
+        let ip: Ipv4Addr = self.host_ip.parse().unwrap();
+        TcpListener::bind((ip, 0))
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port()
+    }
+}
+
+impl Drop for Namespace {
+    fn drop(&mut self) {
+        let _ = Command::new("ip")
+            .args(["link", "del", &self.link])
+            .status();
+        let _ = Command::new("ip")
+            .args(["netns", "del", &self.name])
+            .status();
+    }
+}
+
+fn works(program: &str, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+const NO_NAMESPACE: &str = "network namespaces (root and iproute2's ip; run .ci/setup-deploy.sh)";
+
+/// `ask_user inbox ARGS`, running; its page URL from the line it prints.
+struct Served {
+    child: Child,
+    url: String,
+    token: String,
+}
+
+impl Served {
+    fn start(dir: &Path, args: &[&str]) -> Served {
+        use std::io::BufRead;
+        let mut command = common::inbox::command(dir, &["inbox"]);
+        let mut child = command
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        let url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http"))
+            .unwrap_or_else(|| panic!("no URL from the inbox: {line:?}"))
+            .to_string();
+        let (base, token) = url.split_once("/?token=").unwrap();
+        Served {
+            child,
+            url: base.to_string(),
+            token: token.to_string(),
+        }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An asker in `namespace` that reaches the inbox at `url` and trusts `ca`.
+fn remote_asker(namespace: &Namespace, dir: &Path, url: &str, token: &str, ca: &Path) -> Asker {
+    let mut command = namespace.command(dir, &["ask", "--ui", "inbox", "-"]);
+    command
+        .env("ASK_USER_INBOX", url)
+        .env("ASK_USER_TOKEN", token)
+        .env("SSL_CERT_FILE", ca);
+    Asker::spawn(command, DATABASE)
+}
+
+/// `ask_user inbox ARGS` from `namespace`, as a person elsewhere runs it.
+fn remote_verb(
+    namespace: &Namespace,
+    dir: &Path,
+    url: &str,
+    token: &str,
+    ca: Option<&Path>,
+    args: &[&str],
+) -> (i32, String) {
+    let mut command = namespace.command(dir, args);
+    command
+        .env("ASK_USER_INBOX", url)
+        .env("ASK_USER_TOKEN", token)
+        .env_remove("SSL_CERT_FILE");
+    if let Some(ca) = ca {
+        command.env("SSL_CERT_FILE", ca);
+    }
+    run_with_input(&mut command, b"")
+}
+
+/// The whole round as someone elsewhere sees it: an asker in the namespace
+/// asks, a person in the namespace lists and answers, the asker gets it.
+fn ask_and_answer_from_the_namespace(namespace: &Namespace, url: &str, token: &str, ca: &Path) {
+    let (asker_dir, person_dir) = (state(), state());
+    let asker = remote_asker(namespace, asker_dir.path(), url, token, ca);
+    let (code, listed) = remote_verb(
+        namespace,
+        person_dir.path(),
+        url,
+        token,
+        Some(ca),
+        &["inbox", "list"],
+    );
+    assert_eq!(code, 0, "{listed}");
+    let item: Value = serde_json::from_str(listed.trim()).unwrap();
+    assert_eq!(item["inboxId"], asker.id.as_str());
+    let (code, answer) = remote_verb(
+        namespace,
+        person_dir.path(),
+        url,
+        token,
+        Some(ca),
+        &["inbox", "answer", &asker.id, "--reply", "2"],
+    );
+    assert_eq!(code, 0, "{answer}");
+    let id = asker.id.clone();
+    let (code, got) = asker.finish();
+    assert_eq!(code, 0, "{got}");
+    assert_eq!(got["status"], "ok", "{got}");
+    assert_eq!(got["answers"][0]["values"][0], "SQLite", "{got}");
+    assert_eq!(got["inboxId"], id.as_str());
+}
+
+fn askers_in_another_namespace_reach_an_inbox_over_tls() {
+    let namespace = harness::require(Namespace::make(), NO_NAMESPACE);
+    let files = tempfile::tempdir().unwrap();
+    let ca = harness::require(
+        TestCa::make(files.path(), &namespace.host_ip),
+        "openssl (run .ci/setup-deploy.sh)",
+    );
+    let dir = state();
+    let listen = format!("{}:{}", namespace.host_ip, namespace.free_port());
+    // Plain HTTP on the namespace's address is refused at start.
+    let (code, _, stderr) = inbox_error(dir.path(), &["inbox", "--listen", &listen]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("plain HTTP"), "{stderr}");
+
+    let (cert, key) = (ca.cert.to_str().unwrap(), ca.key.to_str().unwrap());
+    let inbox = Served::start(
+        dir.path(),
+        &["--listen", &listen, "--tls-cert", cert, "--tls-key", key],
+    );
+    assert_eq!(inbox.url, format!("https://{listen}"));
+    ask_and_answer_from_the_namespace(&namespace, &inbox.url, &inbox.token, &ca.ca);
+
+    // Without the CA, the certificate is not trusted: a clear, final error.
+    let elsewhere = state();
+    let untrusted = remote_verb(
+        &namespace,
+        elsewhere.path(),
+        &inbox.url,
+        &inbox.token,
+        None,
+        &["inbox", "list"],
+    );
+    assert_error(untrusted, "NO_INBOX", "SSL_CERT_FILE");
+    // Plain HTTP to the TLS port gets no answer; a wrong token gets 401.
+    let plain = format!("http://{listen}");
+    let (code, said) = remote_verb(
+        &namespace,
+        elsewhere.path(),
+        &plain,
+        &inbox.token,
+        None,
+        &["inbox", "list"],
+    );
+    assert_eq!(code, 1, "{said}");
+    let wrong = "0".repeat(32);
+    let refused = remote_verb(
+        &namespace,
+        elsewhere.path(),
+        &inbox.url,
+        &wrong,
+        Some(&ca.ca),
+        &["inbox", "list"],
+    );
+    let (code, said) = refused;
+    assert_eq!(code, 1, "{said}");
+    assert!(said.contains("token"), "{said}");
+
+    // The local CLI finds it through inbox.json, over TLS too.
+    let mut local = common::inbox::command(dir.path(), &["inbox", "list"]);
+    local.env("SSL_CERT_FILE", &ca.ca);
+    let (code, listed) = run_with_input(&mut local, b"");
+    assert_eq!((code, listed.as_str()), (0, ""));
+}
+
+/// Caddy, terminating TLS at `public` and passing requests to `upstream`.
+struct Caddy {
+    child: Child,
+    config: tempfile::TempDir,
+}
+
+impl Caddy {
+    fn start(public: &str, upstream: &str, ca: &TestCa) -> Option<Caddy> {
+        if !works("caddy", &["version"]) {
+            return None;
+        }
+        let config = tempfile::tempdir().unwrap();
+        let file = config.path().join("Caddyfile");
+        std::fs::write(
+            &file,
+            format!(
+                "{{\n  admin off\n  auto_https disable_redirects\n}}\n\
+                 https://{public} {{\n  tls {} {}\n  reverse_proxy {upstream}\n}}\n",
+                ca.cert.display(),
+                ca.key.display()
+            ),
+        )
+        .unwrap();
+        let child = Command::new("caddy")
+            .args(["run", "--adapter", "caddyfile", "--config"])
+            .arg(&file)
+            .env("HOME", config.path())
+            .env("XDG_DATA_HOME", config.path().join("data"))
+            .env("XDG_CONFIG_HOME", config.path().join("config"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(config.path().join("caddy.log")).unwrap())
+            .spawn()
+            .ok()?;
+        Some(Caddy { child, config })
+    }
+}
+
+impl Caddy {
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.config.path().join("caddy.log")).unwrap_or_default()
+    }
+}
+
+impl Drop for Caddy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn askers_in_another_namespace_reach_an_inbox_behind_caddy() {
+    let namespace = harness::require(Namespace::make(), NO_NAMESPACE);
+    let files = tempfile::tempdir().unwrap();
+    let ca = harness::require(
+        TestCa::make(files.path(), &namespace.host_ip),
+        "openssl (run .ci/setup-deploy.sh)",
+    );
+    let public = format!("{}:{}", namespace.host_ip, namespace.free_port());
+    let public_url = format!("https://{public}");
+    let dir = state();
+    let inbox = Served::start(
+        dir.path(),
+        &["--port", "0", "--behind-proxy", "--public-url", &public_url],
+    );
+    assert_eq!(inbox.url, public_url, "the page's URL is the public one");
+    let local: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("inbox.json")).unwrap())
+            .unwrap();
+    let local = local["url"]
+        .as_str()
+        .unwrap()
+        .strip_prefix("http://")
+        .unwrap()
+        .to_string();
+    let mut caddy = harness::require(
+        Caddy::start(&public, &local, &ca),
+        "Caddy (run .ci/setup-deploy.sh)",
+    );
+    let mut probe = 0;
+    until(Duration::from_secs(20), "Caddy to serve", || {
+        probe += 1;
+        let exited = exit_within(&mut caddy.child, Duration::ZERO, Duration::ZERO);
+        assert!(exited.is_none(), "Caddy exited: {}", caddy.log());
+        let probing = state();
+        remote_verb(
+            &namespace,
+            probing.path(),
+            &public_url,
+            &inbox.token,
+            Some(&ca.ca),
+            &["inbox", "list"],
+        )
+        .0 == 0
+    });
+    ask_and_answer_from_the_namespace(&namespace, &public_url, &inbox.token, &ca.ca);
+    // The inbox itself is not reachable from the namespace: it stays on loopback.
+    let port: u16 = local.rsplit_once(':').unwrap().1.parse().unwrap();
+    let direct = format!("http://{}:{port}", namespace.host_ip);
+    let elsewhere = state();
+    let (code, said) = remote_verb(
+        &namespace,
+        elsewhere.path(),
+        &direct,
+        &inbox.token,
+        None,
+        &["inbox", "list"],
+    );
+    assert_eq!(code, 1, "{said}");
+    assert!(said.contains("NO_INBOX"), "{said}");
+}
