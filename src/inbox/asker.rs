@@ -5,8 +5,8 @@
 //! timeout: the question is in the inbox's store and waits there. A replica
 //! that stops (SIGTERM) ends its waits and refuses new asks and waits with
 //! 503 `NO_INBOX` ([`super::hub::STOPPING`]); both count as the inbox gone
-//! away, and each reconnection tries the next address of `ASK_USER_INBOX`
-//! first.
+//! away (the client reads any 502, 503 or 504 so, a proxy's too), and each
+//! reconnection tries the next address of `ASK_USER_INBOX` first.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -157,8 +157,8 @@ impl Asker {
         loop {
             match self.client.post::<_, Asked>("/api/ask", body).await {
                 Ok(asked) => return Ok(asked.inbox_id),
-                Err(Failure::Refused(err)) if !stopping(&err) => return Err(err),
-                Err(Failure::Refused(_) | Failure::Unreachable(_)) => self.pause().await,
+                Err(Failure::Refused(err)) => return Err(err),
+                Err(Failure::Unreachable(_)) => self.pause().await,
             }
         }
     }
@@ -174,8 +174,8 @@ impl Asker {
                         return read_document(&data);
                     }
                 }
-                Err(Failure::Refused(err)) if !stopping(&err) => return Err(err),
-                Err(Failure::Refused(_) | Failure::Unreachable(_)) => {}
+                Err(Failure::Refused(err)) => return Err(err),
+                Err(Failure::Unreachable(_)) => {}
             }
             self.pause().await;
         }
@@ -215,12 +215,6 @@ impl Asker {
             self.client = Client::new(endpoint);
         }
     }
-}
-
-/// Whether the inbox refused because the replica is stopping (its drain):
-/// not final, the asker goes on to another replica.
-fn stopping(err: &AskError) -> bool {
-    matches!(err, AskError::NoInbox(detail) if detail.message.starts_with(super::hub::STOPPING))
 }
 
 fn read_document(data: &str) -> Result<AnswerDocument, AskError> {

@@ -255,12 +255,23 @@ fn unreadable_answer(parse_error: &str) -> AskError {
 
 /// The error an unsuccessful response stands for: the error document the
 /// inbox sent, or (a refusal by the server itself) one made from its text.
+/// 502, 503 and 504 are not final: a replica that is stopping (its drain),
+/// or a proxy in front whose replicas are away for a moment.
 async fn refused(response: http::Response<Incoming>) -> Failure {
     let status = response.status();
     let bytes = match read_whole(response.into_body()).await {
         Ok(bytes) => bytes,
         Err(failure) => return failure,
     };
+    if matches!(
+        status,
+        StatusCode::BAD_GATEWAY | StatusCode::SERVICE_UNAVAILABLE | StatusCode::GATEWAY_TIMEOUT
+    ) {
+        let said = serde_json::from_slice::<ErrorDocument<'_>>(&bytes)
+            .map(|document| document.error.message.into_owned())
+            .unwrap_or_else(|_| String::from_utf8_lossy(&bytes).trim().to_string());
+        return Failure::Unreachable(format!("{status}: {said}"));
+    }
     if let Ok(document) = serde_json::from_slice::<ErrorDocument<'_>>(&bytes) {
         let detail = Detail {
             message: document.error.message.into_owned(),
@@ -387,6 +398,51 @@ mod tests {
                 env!("CARGO_PKG_VERSION")
             )
         );
+    }
+
+    fn post_failure(endpoint: Endpoint) -> Failure {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let client = Client::new(endpoint);
+        match runtime.block_on(client.post::<_, super::super::hub::Asked>("/api/ask", &"x")) {
+            Err(failure) => failure,
+            Ok(asked) => panic!("{}", asked.inbox_id),
+        }
+    }
+
+    #[test]
+    fn a_stopping_replica_or_a_proxy_without_one_is_unreachable_not_final() {
+        let body = r#"{"tool":"ask_user","version":1,"status":"error","error":{"code":"NO_INBOX","message":"this inbox replica is stopping"}}"#;
+        let drain = Box::leak(
+            format!(
+                "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .into_boxed_str(),
+        );
+        let proxies: [&'static str; 3] = [
+            drain,
+            "HTTP/1.1 502 Bad Gateway\r\ncontent-length: 11\r\nconnection: close\r\n\r\nbad gateway",
+            "HTTP/1.1 504 Gateway Timeout\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+        ];
+        for (response, says) in proxies.into_iter().zip([
+            "503 Service Unavailable: this inbox replica is stopping",
+            "502 Bad Gateway: bad gateway",
+            "504 Gateway Timeout: ",
+        ]) {
+            match post_failure(other_version(response)) {
+                Failure::Unreachable(why) => assert_eq!(why, says),
+                Failure::Refused(err) => panic!("{says}: final {err}"),
+            }
+        }
+        // Any other status stays final.
+        let teapot = "HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+        assert!(matches!(
+            post_failure(other_version(teapot)),
+            Failure::Refused(AskError::InternalError(_))
+        ));
     }
 
     #[test]
