@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 
 use ask_user::check;
 use ask_user::describe::Format;
@@ -334,6 +334,51 @@ pub enum InboxVerb {
         /// The question's inboxId (from `inbox list` or the page).
         id: String,
     },
+    /// Keep named tokens in the store (PostgreSQL: every replica takes them at once).
+    Token {
+        /// The store, as `inbox --store`: a PostgreSQL URL or a SQLite file. Without it:
+        /// ASK_USER_STORE; else inbox.sqlite3 in the state folder.
+        #[arg(long, value_name = "URL|FILE", global = true)]
+        store: Option<String>,
+        #[command(subcommand)]
+        verb: TokenVerb,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum TokenVerb {
+    /// Make a token for NAME with ROLE and keep its SHA-256 (never the token) in the store.
+    #[command(
+        after_help = "Prints {\"name\",\"role\",\"token\"}: the token is shown this once. A running inbox\n\
+        takes it within 5 s (PostgreSQL replicas: at once). Exit codes: 0 kept, 1 error (WEB_ERROR:\n\
+        the store), 2 usage error (a bad or taken name)."
+    )]
+    Add {
+        /// person (lists, answers, reads history) or asker (asks, waits for its own questions).
+        #[arg(value_enum)]
+        role: TokenRoleArg,
+        /// Who holds it: recorded in history as who answered (1 to 64 characters, no spaces).
+        name: String,
+    },
+    /// Print one JSON line per kept token: name, role, addedAt (never the token).
+    List,
+    /// Forget NAME's token: a running inbox refuses it within 5 s (PostgreSQL replicas: at once).
+    Remove { name: String },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum TokenRoleArg {
+    Person,
+    Asker,
+}
+
+impl From<TokenRoleArg> for ask_user::inbox::store::TokenRole {
+    fn from(role: TokenRoleArg) -> Self {
+        match role {
+            TokenRoleArg::Person => ask_user::inbox::store::TokenRole::Person,
+            TokenRoleArg::Asker => ask_user::inbox::store::TokenRole::Asker,
+        }
+    }
 }
 
 #[derive(clap::Args)]

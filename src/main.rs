@@ -8,7 +8,7 @@ use clap::Parser;
 
 mod cli;
 mod generate;
-use cli::{AskArgs, Cli, Command, InboxArgs, InboxVerb, SetupArgs, choose_ui};
+use cli::{AskArgs, Cli, Command, InboxArgs, InboxVerb, SetupArgs, TokenVerb, choose_ui};
 
 use ask_user::answer::{AnswerDocument, resolve_replies};
 use ask_user::ask::AskOptions;
@@ -227,12 +227,7 @@ fn inbox(args: InboxArgs) -> i32 {
                         time_limit: args.notify_timeout,
                     }
                 }),
-                store: args
-                    .store
-                    .or_else(|| std::env::var("ASK_USER_STORE").ok())
-                    .filter(|store| !store.is_empty())
-                    .as_deref()
-                    .map(ask_user::inbox::store::Location::parse),
+                store: store_location(args.store),
                 tokens: args.tokens,
             };
             match ask_user::inbox::serve(options) {
@@ -246,7 +241,31 @@ fn inbox(args: InboxArgs) -> i32 {
             id, reply, notes, ..
         }) => done(ask_user::inbox::answer(&id, &reply, &notes)),
         Some(InboxVerb::Cancel { id }) => done(ask_user::inbox::cancel(&id)),
+        Some(InboxVerb::Token { store, verb }) => {
+            use ask_user::inbox::tokens::{Command, Refused, run};
+            let command = match verb {
+                TokenVerb::Add { role, name } => Command::Add {
+                    role: role.into(),
+                    name,
+                },
+                TokenVerb::List => Command::List,
+                TokenVerb::Remove { name } => Command::Remove { name },
+            };
+            match run(store_location(store), command) {
+                Ok(lines) => print_lines(Ok(lines)),
+                Err(Refused::Usage(message)) => usage_error("inbox", &message),
+                Err(Refused::Failed(err)) => fail(&err),
+            }
+        }
     }
+}
+
+/// `--store`, else `ASK_USER_STORE`; empty is none (the state folder's file).
+fn store_location(flag: Option<String>) -> Option<ask_user::inbox::store::Location> {
+    flag.or_else(|| std::env::var("ASK_USER_STORE").ok())
+        .filter(|store| !store.is_empty())
+        .as_deref()
+        .map(ask_user::inbox::store::Location::parse)
 }
 
 fn print_lines(lines: Result<Vec<String>, AskError>) -> i32 {

@@ -14,7 +14,7 @@ use std::sync::{Arc, Barrier};
 
 use ask_user::inbox::store::{
     self, Decided, Decision, Error, Event, Face, Location, Millis, NewQuestion, Outcome,
-    SCHEMA_VERSION, Source, Store, Stored, is_id, now_ms,
+    SCHEMA_VERSION, Source, Store, Stored, StoredToken, TokenRole, is_id, now_ms,
 };
 use common::harness;
 use common::postgres;
@@ -108,6 +108,7 @@ suite!(
     a_store_at_schema_1_is_migrated_through_every_step,
     a_newer_schema_is_refused,
     who_asked_is_kept_and_written_once,
+    named_tokens_are_kept_by_digest_once_per_name,
 );
 
 fn question(key: &str, asked_at: Millis) -> NewQuestion {
@@ -398,7 +399,7 @@ fn history_is_the_decided_questions_newest_first_and_write_once(place: &Place) {
 fn an_empty_store_is_created_at_the_current_schema(place: &Place) {
     let mut store = place.open();
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
-    assert_eq!(SCHEMA_VERSION, 3);
+    assert_eq!(SCHEMA_VERSION, 4);
     let kind = store.kind();
     assert_eq!(
         kind,
@@ -481,6 +482,12 @@ fn migrated_from(place: &Place, from: i64) {
         .raw("UPDATE questions SET asked_by = 'Mallory'")
         .unwrap_err();
     assert!(err.contains("written once"), "{err}");
+    assert_eq!(store.tokens().unwrap(), []);
+    assert!(
+        store
+            .add_token(&token("Ada", TokenRole::Person, 1))
+            .unwrap()
+    );
     // Opening it again migrates nothing more.
     assert_eq!(place.open().schema_version().unwrap(), SCHEMA_VERSION);
 }
@@ -501,14 +508,14 @@ fn a_newer_schema_is_refused(place: &Place) {
             err,
             Error::NewerSchema {
                 found: 99,
-                known: 3
+                known: 4
             }
         ),
         "{err:?}"
     );
     assert!(
         err.to_string()
-            .contains("newer ask_user (schema 99, this one knows 3)"),
+            .contains("newer ask_user (schema 99, this one knows 4)"),
         "{err}"
     );
 }
@@ -536,6 +543,41 @@ fn a_restarted_server_is_reconnected_to_by_the_next_call() {
     );
     server.run();
     assert_eq!(store.history(None).unwrap().len(), 1);
+}
+
+fn token(name: &str, role: TokenRole, byte: u8) -> StoredToken {
+    StoredToken {
+        name: name.into(),
+        role,
+        digest: vec![byte; 32],
+        added_at: 1_000 + Millis::from(byte),
+    }
+}
+
+fn named_tokens_are_kept_by_digest_once_per_name(place: &Place) {
+    let mut store = place.open();
+    assert_eq!(store.tokens().unwrap(), []);
+    let ada = token("Ada", TokenRole::Person, 1);
+    let ci = token("ci-runner", TokenRole::Asker, 2);
+    assert!(store.add_token(&ci).unwrap());
+    assert!(store.add_token(&ada).unwrap());
+    // A taken name changes nothing, whatever the rest.
+    assert!(!store.add_token(&token("Ada", TokenRole::Asker, 3)).unwrap());
+    assert_eq!(place.open().tokens().unwrap(), [ada.clone(), ci.clone()]);
+    // A digest is one token's only; a digest is 32 bytes.
+    assert!(
+        store
+            .add_token(&token("Bob", TokenRole::Person, 1))
+            .is_err()
+    );
+    let short = StoredToken {
+        digest: vec![7; 31],
+        ..token("Eve", TokenRole::Person, 7)
+    };
+    assert!(store.add_token(&short).is_err());
+    assert!(store.remove_token("Ada").unwrap());
+    assert!(!store.remove_token("Ada").unwrap());
+    assert_eq!(place.open().tokens().unwrap(), [ci]);
 }
 
 fn who_asked_is_kept_and_written_once(place: &Place) {

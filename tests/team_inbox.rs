@@ -5,27 +5,33 @@
 
 mod common;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use common::browser::{browser_at, go_on};
+use common::clients::chromium;
 use common::harness;
 use common::inbox::{Asker, Inbox, command, run, state, until};
 use common::page::{self, Response};
 use common::postgres::{self, Server};
+use common::process::spawn_asking;
 
 const DATABASE: &str = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"]}"#;
 
 common::harness::main!(
     an_asker_on_one_replica_is_answered_and_cancelled_through_another,
+    an_asker_on_one_replica_is_answered_in_the_page_of_another,
     asker_gone_and_back_and_a_dismissal_show_on_every_replica,
     a_question_resumed_on_another_replica_gets_the_answer_given_on_the_first,
     kill_9_one_replica_under_three_askers_and_each_finds_its_question_on_the_next,
-    sigterm_stops_a_replica_cleanly_and_its_askers_move_to_the_next,
+    sigterm_drains_a_replica_its_askers_move_to_the_next_and_it_exits_within_the_bound,
+    metrics_count_the_replicas_on_the_store_and_time_its_calls,
     postgres_stopped_for_5_s_loses_nothing_and_every_change_arrives_after,
     an_unreachable_store_is_a_clear_error_at_start,
     healthz_and_readyz_need_no_token_and_readyz_follows_the_store,
     person_and_asker_tokens_do_what_their_role_allows_and_nothing_else,
+    a_token_kept_in_the_store_works_on_every_replica_at_once_until_removed,
 );
 
 fn replica(dir: &std::path::Path, url: &str, extra: &[&str]) -> Inbox {
@@ -117,6 +123,41 @@ fn an_asker_on_one_replica_is_answered_and_cancelled_through_another() {
     assert_eq!(reply.status, 200, "{}", reply.body);
     let id = asker.id.clone();
     assert_eq!(asker.finish(), (0, answered(&id, 1)));
+    assert!(a.list().is_empty() && b.list().is_empty());
+    a.stop();
+    b.stop();
+}
+
+fn an_asker_on_one_replica_is_answered_in_the_page_of_another() {
+    const SCENARIO: &str = "inbox-replica";
+    let chromium = chromium(&["playwright-core"]);
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let (dir_a, a, _dir_b, b) = two_replicas(server, &[]);
+    // B's page is open, and empty, before anything is asked.
+    let mut browser = browser_at(&chromium, SCENARIO, &b.url);
+    assert_eq!(browser.said_line(), "empty");
+    // Asked on A (its asker finds A by A's inbox.json): the card arrives on
+    // B's open page, where the person picks "SQLite" and submits.
+    let asker = Asker::ask(dir_a.path(), DATABASE, &[]);
+    go_on(SCENARIO);
+    let said = browser.wait().assert_passed(SCENARIO);
+    eprint!("{said}");
+    // A's asker prints the answer given on B's page.
+    let id = asker.id.clone();
+    assert_eq!(asker.finish(), (0, answered(&id, 2)));
+    // A's history records it, decided in a page; so does A's /api/history.
+    let (code, out) = run(dir_a.path(), &["inbox", "history"]);
+    assert_eq!(code, 0, "{out}");
+    let entry: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (&entry["inboxId"], &entry["outcome"], &entry["face"]),
+        (&json!(id), &json!("answered"), &json!("page")),
+        "{entry}"
+    );
+    assert_eq!(entry["answer"], answered(&id, 2), "{entry}");
+    let reply = a.request("GET", "/api/history", "");
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    assert!(reply.body.contains(&id), "{}", reply.body);
     assert!(a.list().is_empty() && b.list().is_empty());
     a.stop();
     b.stop();
@@ -588,26 +629,286 @@ fn person_and_asker_tokens_do_what_their_role_allows_and_nothing_else() {
     inbox.stop();
 }
 
-fn sigterm_stops_a_replica_cleanly_and_its_askers_move_to_the_next() {
+/// [`until`], polling every 100 ms: requests refused on the way count toward
+/// the tokenless limit (100 a minute), which fast polling would reach.
+fn slowly_until(limit: Duration, what: &str, mut condition: impl FnMut() -> bool) {
+    let started = std::time::Instant::now();
+    while !condition() {
+        assert!(started.elapsed() < limit, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// `inbox token add` on the shared database: both replicas take the token
+/// at once (a notice, not their 5 s re-read), history names its holder, and
+/// `token remove` turns it away everywhere.
+fn a_token_kept_in_the_store_works_on_every_replica_at_once_until_removed() {
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let (dir_a, dir_b, admin) = (state(), state(), state());
+    let a = replica(dir_a.path(), &url, &[]);
+    let b = replica(dir_b.path(), &url, &[]);
+    let (code, added) = run(
+        admin.path(),
+        &["inbox", "token", "add", "person", "Eve", "--store", &url],
+    );
+    assert_eq!(code, 0, "{added}");
+    let added: Value = serde_json::from_str(&added).unwrap();
+    assert_eq!(
+        (&added["name"], &added["role"]),
+        (&json!("Eve"), &json!("person"))
+    );
+    let eve = added["token"].as_str().unwrap().to_string();
+    assert_eq!(eve.len(), 64);
+    // Well within the replicas' own 5 s re-read: the notice carried it.
+    for inbox in [&a, &b] {
+        slowly_until(
+            Duration::from_millis(1500),
+            "Eve's token to be taken",
+            || call(inbox, &eve, "GET", "/api/questions", "").status == 200,
+        );
+    }
+    // The store keeps no token, only its digest; `token list` never shows it.
+    let (code, listed) = run(admin.path(), &["inbox", "token", "list", "--store", &url]);
+    assert_eq!(code, 0);
+    let listed: Value = serde_json::from_str(listed.trim()).unwrap();
+    assert_eq!(
+        (&listed["name"], &listed["role"]),
+        (&json!("Eve"), &json!("person"))
+    );
+    assert!(!listed.to_string().contains(&eve));
+    // Eve answers on B a question asked on A; history on A names her.
+    let asker = Asker::ask(dir_a.path(), DATABASE, &[]);
+    let id = asker.id.clone();
+    until(SOON, "the question on B", || {
+        call(&b, &eve, "GET", "/api/questions", "")
+            .body
+            .contains(&id)
+    });
+    let answer = call(
+        &b,
+        &eve,
+        "POST",
+        &format!("/api/questions/{id}/answer"),
+        r#"{"answers":[{"optionIds":["2"]}]}"#,
+    );
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(asker.finish(), (0, answered(&id, 2)));
+    let history = call(&a, &eve, "GET", "/api/history", "");
+    let entries: Value = serde_json::from_str(&history.body).unwrap();
+    assert_eq!(
+        (&entries[0]["inboxId"], &entries[0]["decidedBy"]),
+        (&json!(id), &json!("Eve"))
+    );
+    // A person token does not ask.
+    let ask = call(
+        &a,
+        &eve,
+        "POST",
+        "/api/ask",
+        r#"{"key":"k-eve","input":{"question":"?","options":["a","b"]}}"#,
+    );
+    assert_eq!((ask.status, error_code(&ask)), (403, "FORBIDDEN".into()));
+    // Removed: turned away on every replica, at once.
+    let (code, said) = run(
+        admin.path(),
+        &["inbox", "token", "remove", "Eve", "--store", &url],
+    );
+    assert_eq!((code, said.as_str()), (0, ""));
+    for inbox in [&a, &b] {
+        slowly_until(
+            Duration::from_millis(1500),
+            "Eve's token to be refused",
+            || call(inbox, &eve, "GET", "/api/questions", "").status == 401,
+        );
+    }
+}
+
+fn sigterm_drains_a_replica_its_askers_move_to_the_next_and_it_exits_within_the_bound() {
     let Pair {
-        a,
+        server,
+        url,
+        mut a,
         b,
         dir_b,
         askers,
-        _dirs,
-        ..
+        _dirs: (_dir_a, askers_dir),
     } = two_replicas_and_three_askers_on_the_first();
-    // SIGTERM: exit 0 (within 20 s), nothing on stdout, inbox.json removed.
-    a.stop();
+    // SIGTERM: A drains. /readyz says so at once (a load balancer stops
+    // sending it anything), and a new ask gets 503, NO_INBOX, Retry-After.
+    let signalled = Instant::now();
+    common::inbox::signal(a.child.id(), "TERM");
+    let host = a.host();
+    until(SOON, "A's readyz says draining", || {
+        probe(&a, "/readyz", &host).status == 503
+    });
+    assert_eq!(
+        probe(&a, "/readyz", &host).body,
+        r#"{"status":"draining","store":"postgres"}"#
+    );
+    let ask = r#"{"key":"k-during-the-drain","input":{"question":"Now?","options":["a","b"]}}"#;
+    let refused = call(&a, &a.token, "POST", "/api/ask", ask);
+    assert_eq!(
+        (refused.status, error_code(&refused)),
+        (503, "NO_INBOX".to_string()),
+        "{}",
+        refused.body
+    );
+    assert_eq!(refused.header("Retry-After"), Some("1"));
+    assert!(
+        refused
+            .body
+            .contains("this inbox replica is stopping and takes no new question or wait"),
+        "{}",
+        refused.body
+    );
+    // Everything else is still served meanwhile.
+    assert_eq!(a.list().len(), 3);
+    // An asker given both addresses, A first, asks while A drains: A
+    // refuses it (it listens still, so the asker tried it first), and the
+    // asker asks B.
+    let both = format!("http://{},http://{}", a.host(), b.host());
+    let mut asking = command(askers_dir.path(), &["ask", "--ui", "inbox", "-"]);
+    asking
+        .env("ASK_USER_INBOX", &both)
+        .env("ASK_USER_TOKEN", &a.token);
+    let (child, mut stderr, line) = spawn_asking(&mut asking, DATABASE);
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    assert!(
+        line.contains(&format!("asked in the inbox (http://{}/)", b.host())),
+        "{line}"
+    );
+    assert!(
+        a.child.try_wait().unwrap().is_none(),
+        "A still drains: the asker was refused by it, not by a closed port"
+    );
+    let id = line
+        .split("question ")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .unwrap()
+        .to_string();
+    let late = Asker { child, id };
+    // A exits 0 within the drain's bound, nothing on stdout, inbox.json
+    // removed. Its waits ended at once, so it stopped after its 1 s linger,
+    // well before the 5 s limit that stops a drain whatever is left.
+    a.stopped();
+    let took = signalled.elapsed();
+    assert!(took < Duration::from_secs(4), "the drain took {took:?}");
     // The askers wait on B now: none is marked gone there, and each gets the
     // answer given through B.
-    std::thread::sleep(Duration::from_secs(1));
     assert!(b.list().iter().all(|q| q.get("askerGone").is_none()));
-    for asker in askers {
+    for asker in askers.into_iter().chain([late]) {
         let id = asker.id.clone();
         let (code, out) = run(dir_b.path(), &["inbox", "answer", &id, "--reply", "1"]);
         assert_eq!(code, 0, "{out}");
         assert_eq!(asker.finish(), (0, answered(&id, 1)));
     }
+    // Nothing was asked twice: four questions in the store, all answered.
+    let name = url.rsplit('/').next().unwrap();
+    assert_eq!(
+        server.psql(
+            name,
+            "SELECT count(*) || ' ' || count(outcome) FROM questions"
+        ),
+        Ok("4 4".to_string())
+    );
     b.stop();
+}
+
+/// The samples of metric `name` in `/metrics` text, as (labels, value).
+fn samples(text: &str, name: &str) -> Vec<(String, f64)> {
+    text.lines()
+        .filter(|line| !line.starts_with('#'))
+        .filter_map(|line| {
+            let (series, value) = line.rsplit_once(' ')?;
+            let (metric, labels) = match series.split_once('{') {
+                Some((metric, labels)) => (metric, labels.trim_end_matches('}')),
+                None => (series, ""),
+            };
+            (metric == name).then(|| (labels.to_string(), value.parse().unwrap()))
+        })
+        .collect()
+}
+
+/// `mcp_store_latency_ms_count` for store operation `op` (0 before its first call).
+fn store_calls(text: &str, op: &str) -> f64 {
+    let label = format!("op=\"{op}\"");
+    samples(text, "mcp_store_latency_ms_count")
+        .into_iter()
+        .find(|(labels, _)| *labels == label)
+        .map_or(0.0, |(_, n)| n)
+}
+
+fn metrics_count_the_replicas_on_the_store_and_time_its_calls() {
+    // A server of this test's own: it is stopped.
+    let server = harness::require(Server::start(), postgres::MISSING);
+    let (dir_a, a, _dir_b, b) = two_replicas(&server, &[]);
+    let metrics = || {
+        let scraped = call(&a, &a.token, "GET", "/metrics", "");
+        assert_eq!(scraped.status, 200, "{}", scraped.body);
+        scraped.body
+    };
+    // Two replicas on the database, as A counts them (each once its
+    // listening connection is open, moments after it starts); the store
+    // reachable.
+    until(SOON, "A counts two replicas", || {
+        samples(&metrics(), "mcp_inbox_replicas") == [(r#"store="postgres""#.to_string(), 2.0)]
+    });
+    let before = metrics();
+    assert_eq!(
+        samples(&before, "mcp_store_reachable"),
+        [(r#"store="postgres""#.to_string(), 1.0)]
+    );
+    assert!(before.contains("# TYPE mcp_store_latency_ms histogram\n"));
+    assert!(before.contains("# TYPE mcp_inbox_replicas gauge\n"));
+    // An ask on A, answered on A: one more timed `ask` and `decide`, each
+    // in the histogram's buckets, with a sum of milliseconds.
+    let asker = Asker::ask(dir_a.path(), DATABASE, &[]);
+    let path = format!("/api/questions/{}/reply", asker.id);
+    assert_eq!(a.request("POST", &path, r#"{"replies":["1"]}"#).status, 200);
+    let id = asker.id.clone();
+    assert_eq!(asker.finish(), (0, answered(&id, 1)));
+    let after = metrics();
+    for op in ["ask", "decide"] {
+        assert_eq!(
+            store_calls(&after, op),
+            store_calls(&before, op) + 1.0,
+            "{op}: {after}"
+        );
+        let label = format!(r#"op="{op}",le="+Inf""#);
+        assert!(
+            samples(&after, "mcp_store_latency_ms_bucket")
+                .contains(&(label, store_calls(&after, op))),
+            "{after}"
+        );
+        let sum = samples(&after, "mcp_store_latency_ms_sum")
+            .into_iter()
+            .find(|(labels, _)| *labels == format!(r#"op="{op}""#))
+            .unwrap()
+            .1;
+        assert!(sum > 0.0 && sum < 10_000.0, "{op}: {sum} ms");
+    }
+    // B stops: one replica left.
+    b.stop();
+    until(SOON, "A counts one replica", || {
+        samples(&metrics(), "mcp_inbox_replicas") == [(r#"store="postgres""#.to_string(), 1.0)]
+    });
+    // The database stops: unreachable, and the count left out (with a
+    // comment saying why) rather than guessed; back after.
+    server.stop();
+    until(SOON, "A's store is unreachable", || {
+        samples(&metrics(), "mcp_store_reachable") == [(r#"store="postgres""#.to_string(), 0.0)]
+    });
+    let down = metrics();
+    assert!(samples(&down, "mcp_inbox_replicas").is_empty(), "{down}");
+    assert!(
+        down.contains("\n# mcp_inbox_replicas left out: the store is unreachable"),
+        "{down}"
+    );
+    server.run();
+    until(SOON, "A counts itself again", || {
+        samples(&metrics(), "mcp_inbox_replicas") == [(r#"store="postgres""#.to_string(), 1.0)]
+    });
+    a.stop();
 }

@@ -438,7 +438,8 @@ mod tests {
             }
         }
         // Any other status stays final.
-        let teapot = "HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+        let teapot =
+            "HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
         assert!(matches!(
             post_failure(other_version(teapot)),
             Failure::Refused(AskError::InternalError(_))

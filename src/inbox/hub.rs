@@ -845,6 +845,11 @@ impl Hub {
         })
     }
 
+    /// The named tokens kept in the store (`inbox token add`).
+    pub fn stored_tokens(&self) -> Result<Vec<store::StoredToken>, AskError> {
+        self.state().store.tokens().map_err(store_error)
+    }
+
     /// Starts the drain (SIGTERM): from now on an ask or a wait gets
     /// `NO_INBOX` ([`STOPPING`]), and every open wait ends without an
     /// outcome, so that its asker reconnects (to the next replica in its

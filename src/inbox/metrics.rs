@@ -29,7 +29,7 @@ use std::time::Instant;
 use serde::Deserialize;
 
 use super::store::{
-    self, Decided, Decision, Event, Face, Millis, NewQuestion, Outcome, Store, Stored,
+    self, Decided, Decision, Event, Face, Millis, NewQuestion, Outcome, Store, Stored, StoredToken,
 };
 
 /// The face a question was asked through, as the asker says.
@@ -456,6 +456,21 @@ impl Store for Timed {
 
     fn kind(&self) -> &'static str {
         self.store.kind()
+    }
+
+    /// Not timed, nor the next two: the inbox's own re-read every few
+    /// seconds (it would make the counts depend on the clock), and `inbox
+    /// token`'s writes, which go to the store directly.
+    fn tokens(&mut self) -> store::Result<Vec<StoredToken>> {
+        self.store.tokens()
+    }
+
+    fn add_token(&mut self, token: &StoredToken) -> store::Result<bool> {
+        self.store.add_token(token)
+    }
+
+    fn remove_token(&mut self, name: &str) -> store::Result<bool> {
+        self.store.remove_token(name)
     }
 }
 

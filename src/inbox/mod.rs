@@ -38,6 +38,9 @@ pub const DEFAULT_PORT: u16 = 27587;
 
 /// How often questions whose askers went away are looked for.
 const SWEEP_EVERY: Duration = Duration::from_secs(1);
+/// How often the named tokens kept in the store are read again (PostgreSQL
+/// replicas also hear of each change at once).
+const TOKENS_EVERY: Duration = Duration::from_secs(5);
 /// After a stop signal, how long a replica on PostgreSQL keeps serving
 /// (everything but asks and waits) for the requests under way and the
 /// askers on their way to another replica (a lone SQLite inbox has no other
@@ -124,15 +127,26 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
         ))
     })?;
     let hub = Arc::new(Hub::new(store, options.asker_grace, options.retention)?);
+    let digests = crate::server::guard::Digests::default();
+    tokens::reload(&hub, &digests).map_err(|e| {
+        web_error(format!(
+            "the inbox cannot read the tokens kept in its store ({})",
+            e.detail().message
+        ))
+    })?;
     if let Location::Postgres(url) = &location {
         // Replicas on one database are one inbox: each hears the others' changes.
         let listener = Arc::clone(&hub);
+        let digests = digests.clone();
         store::postgres::listen(url, move |notice| {
             let done = match notice {
+                store::postgres::Notice::Changed(id) if id == store::TOKENS_CHANGED => {
+                    tokens::reload(&listener, &digests)
+                }
                 store::postgres::Notice::Changed(id) => listener.refresh(&id),
                 store::postgres::Notice::CatchUp => {
                     listener.set_store_reachable(true);
-                    listener.resync()
+                    tokens::reload(&listener, &digests).and_then(|()| listener.resync())
                 }
                 store::postgres::Notice::Lost => {
                     listener.set_store_reachable(false);
@@ -159,7 +173,8 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
             BindError::Random(e) => web_error(format!("the system random source failed ({e})")),
         })?
         .with_token(token.clone())
-        .with_holders(holders);
+        .with_holders(holders)
+        .with_digests(digests.clone());
     let port = server.port();
     let sites = exposure.sites(port);
     let server = server.with_sites(sites.clone());
@@ -199,9 +214,19 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
             .map(|command| notify::announce(command, hub.changes()));
         async move {
             let mut sweep = tokio::time::interval(SWEEP_EVERY);
+            let mut reread = tokio::time::interval(TOKENS_EVERY);
             tokio::select! {
                 () = asker::flag_set(stop) => {}
                 _ = async { loop { sweep.tick().await; hub.sweep(Instant::now(), store::now_ms()); } } => {}
+                // `inbox token add` and `remove` from another process (SQLite).
+                _ = async {
+                    loop {
+                        reread.tick().await;
+                        if let Err(e) = tokens::reload(&hub, &digests) {
+                            eprintln!("ask_user inbox: {}", e.detail().message);
+                        }
+                    }
+                } => {}
                 // Never ends the inbox, even if the announcing stops.
                 () = async {
                     if let Some(run) = announce {
@@ -245,6 +270,39 @@ async fn drain(hub: &Hub, linger: Duration, limit: Duration) {
         }
     };
     let _ = tokio::time::timeout(limit, settled).await;
+}
+
+/// The store `location` names, or the state folder's SQLite file (the
+/// folder made if need be), opened and migrated: for `inbox token`.
+pub fn open_store(
+    location: Option<Location>,
+) -> Result<(Box<dyn store::Store>, Location), AskError> {
+    let web_error = |message: String| AskError::WebError(Detail::new(message));
+    let location = match location {
+        Some(location) => location,
+        None => {
+            let path = StateDir::locate().ok_or_else(|| {
+                web_error(format!(
+                    "no state folder: set ASK_USER_STATE_DIR (or {}), or pass --store",
+                    crate::platform::paths::STATE_VAR
+                ))
+            })?;
+            let folder = StateDir::create(path.clone()).map_err(|e| {
+                web_error(format!(
+                    "the state folder {} cannot be made ({e}); set ASK_USER_STATE_DIR to a writable folder",
+                    path.display()
+                ))
+            })?;
+            Location::Sqlite(folder.store_path())
+        }
+    };
+    let store = store::open(&location).map_err(|e| {
+        web_error(format!(
+            "the inbox cannot open its store {} ({e})",
+            location.describe()
+        ))
+    })?;
+    Ok((store, location))
 }
 
 /// `ask_user inbox list`: one JSON line per pending question, oldest first.

@@ -19,7 +19,12 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use crate::server::guard::Holder;
+use serde::Serialize;
+
+use super::hub::Hub;
+use super::store::{self, Store, StoredToken, TokenRole};
+use crate::error::AskError;
+use crate::server::guard::{Digests, Holder, digest};
 
 /// The shortest token taken: 128 bits as hex.
 pub const MIN_TOKEN_CHARS: usize = 32;
@@ -112,6 +117,148 @@ pub fn parse(text: &str) -> Result<Vec<(String, Holder)>, (usize, String)> {
         holders.push((token.to_string(), holder));
     }
     Ok(holders)
+}
+
+/// Reads the named tokens kept in the store into `digests` (the guard's).
+pub fn reload(hub: &Hub, digests: &Digests) -> Result<(), AskError> {
+    let stored = hub.stored_tokens()?;
+    digests.replace(stored.into_iter().filter_map(as_digest).collect());
+    Ok(())
+}
+
+/// A stored token as the guard takes it; `None` for a digest of another
+/// length (the schema allows none).
+fn as_digest(token: StoredToken) -> Option<([u8; 32], Holder)> {
+    let digest: [u8; 32] = token.digest.as_slice().try_into().ok()?;
+    let holder = match token.role {
+        TokenRole::Person => Holder::Person(token.name),
+        TokenRole::Asker => Holder::Asker(token.name),
+    };
+    Some((digest, holder))
+}
+
+/// `ask_user inbox token add ROLE NAME`: what it prints, once.
+#[derive(Debug, Serialize)]
+pub struct Added {
+    pub name: String,
+    pub role: TokenRole,
+    /// The token: shown this once; the store keeps its SHA-256 only.
+    pub token: String,
+}
+
+/// `ask_user inbox token list`: one line per token (never the token).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Listed {
+    pub name: String,
+    pub role: TokenRole,
+    pub added_at: String,
+}
+
+/// Bytes of randomness in a token made by `token add` (256 bits).
+const ADDED_TOKEN_BYTES: usize = 32;
+
+/// Checks a name as the tokens file does.
+pub fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty()
+        || name.chars().count() > MAX_NAME_CHARS
+        || name.chars().any(|c| c.is_control() || c.is_whitespace())
+    {
+        return Err(format!(
+            "{name:?} is not a token name: 1 to {MAX_NAME_CHARS} visible characters, no spaces"
+        ));
+    }
+    Ok(())
+}
+
+/// Makes a token for `name` and keeps its digest in `store`; `Ok(None)`
+/// when the name is taken.
+pub fn add(
+    store: &mut dyn Store,
+    role: TokenRole,
+    name: &str,
+) -> Result<Option<Added>, store::Error> {
+    let mut bytes = [0u8; ADDED_TOKEN_BYTES];
+    getrandom::fill(&mut bytes).map_err(store::Error::Random)?;
+    let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let stored = StoredToken {
+        name: name.to_string(),
+        role,
+        digest: digest(&token).to_vec(),
+        added_at: store::now_ms(),
+    };
+    Ok(store.add_token(&stored)?.then(|| Added {
+        name: name.to_string(),
+        role,
+        token,
+    }))
+}
+
+/// `ask_user inbox token …`, on the store `location` names (`None`: the
+/// state folder's SQLite file).
+#[derive(Debug, Clone)]
+pub enum Command {
+    Add { role: TokenRole, name: String },
+    List,
+    Remove { name: String },
+}
+
+/// Why a `token` command did nothing.
+#[derive(Debug)]
+pub enum Refused {
+    /// A usage error (exit 2): a bad or taken name, an unknown one.
+    Usage(String),
+    /// The store could not be opened or written (an error document, exit 1).
+    Failed(AskError),
+}
+
+/// Runs `command`: the JSON lines it prints.
+pub fn run(location: Option<store::Location>, command: Command) -> Result<Vec<String>, Refused> {
+    if let Command::Add { name, .. } | Command::Remove { name } = &command {
+        check_name(name).map_err(Refused::Usage)?;
+    }
+    let (mut store, location) = super::open_store(location).map_err(Refused::Failed)?;
+    let failed = |e: store::Error| {
+        Refused::Failed(AskError::WebError(crate::error::Detail::new(format!(
+            "the inbox's store {} failed ({e})",
+            location.describe()
+        ))))
+    };
+    match command {
+        Command::Add { role, name } => match add(&mut *store, role, &name).map_err(failed)? {
+            Some(added) => Ok(vec![crate::document_line(&added)]),
+            None => Err(Refused::Usage(format!(
+                "a token named {name:?} is kept already; remove it first (ask_user inbox token remove {name})"
+            ))),
+        },
+        Command::List => Ok(list(&mut *store)
+            .map_err(failed)?
+            .iter()
+            .map(crate::document_line)
+            .collect()),
+        Command::Remove { name } => {
+            if store.remove_token(&name).map_err(failed)? {
+                Ok(Vec::new())
+            } else {
+                Err(Refused::Usage(format!(
+                    "no token named {name:?} is kept (ask_user inbox token list shows them)"
+                )))
+            }
+        }
+    }
+}
+
+/// The stored tokens, by name, as `token list` prints them.
+pub fn list(store: &mut dyn Store) -> Result<Vec<Listed>, store::Error> {
+    Ok(store
+        .tokens()?
+        .into_iter()
+        .map(|token| Listed {
+            name: token.name,
+            role: token.role,
+            added_at: super::hub::rfc3339(token.added_at),
+        })
+        .collect())
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! body. Everything here reads the request head only, never the body.
 
 use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use http::{HeaderMap, Method, request::Parts};
@@ -117,6 +117,37 @@ pub struct Guard {
     sites: Vec<Site>,
     token: String,
     holders: Vec<(String, Holder)>,
+    digests: Option<Digests>,
+}
+
+/// Named tokens known by their SHA-256 only (the inbox's store keeps no
+/// token): shared with the server's owner, which replaces them while it
+/// serves.
+#[derive(Clone, Default)]
+pub struct Digests(Arc<RwLock<Vec<DigestEntry>>>);
+
+/// A token's SHA-256 and whom it stands for.
+pub type DigestEntry = ([u8; 32], Holder);
+
+impl Digests {
+    pub fn replace(&self, entries: Vec<DigestEntry>) {
+        *self.0.write().unwrap_or_else(PoisonError::into_inner) = entries;
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.read().unwrap_or_else(PoisonError::into_inner).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The SHA-256 of a token, as the store keeps it.
+pub fn digest(token: &str) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    out.copy_from_slice(ring::digest::digest(&ring::digest::SHA256, token.as_bytes()).as_ref());
+    out
 }
 
 impl Guard {
@@ -126,6 +157,7 @@ impl Guard {
             sites: Site::loopback("http", port),
             token: random_hex(TOKEN_BYTES)?,
             holders: Vec::new(),
+            digests: None,
         })
     }
 
@@ -137,7 +169,21 @@ impl Guard {
             sites: Site::loopback("http", port),
             token,
             holders: Vec::new(),
+            digests: None,
         }
+    }
+
+    /// Serves with `token` as its own, keeping everything else.
+    pub fn with_own_token(mut self, token: String) -> Self {
+        self.token = token;
+        self
+    }
+
+    /// Takes the tokens whose digests `digests` holds too, as they are when
+    /// each request comes.
+    pub fn with_digests(mut self, digests: Digests) -> Self {
+        self.digests = Some(digests);
+        self
     }
 
     /// Answers to these sites instead (`inbox --listen`, `--public-url`).
@@ -180,6 +226,15 @@ impl Guard {
         for (token, holder) in &self.holders {
             if constant_time_eq(given.as_bytes(), token.as_bytes()) && found.is_none() {
                 found = Some(holder.clone());
+            }
+        }
+        if let Some(digests) = &self.digests {
+            let given = digest(given);
+            let digests = digests.0.read().unwrap_or_else(PoisonError::into_inner);
+            for (stored, holder) in digests.iter() {
+                if constant_time_eq(&given, stored) && found.is_none() {
+                    found = Some(holder.clone());
+                }
             }
         }
         found.ok_or(Rejection::BadToken)
@@ -383,6 +438,38 @@ mod tests {
         ] {
             assert!(!guard.is_own_authority(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn tokens_known_by_their_digest_are_taken_until_replaced() {
+        let digests = Digests::default();
+        let guard = Guard::new(8123).unwrap().with_digests(digests.clone());
+        let host = ("Host", "127.0.0.1:8123");
+        let eve = "e".repeat(64);
+        let bearer = format!("Bearer {eve}");
+        let request = parts("GET", "/", &[host, ("Authorization", &bearer)]);
+        assert_eq!(guard.prove(&request), Err(Rejection::BadToken));
+        digests.replace(vec![
+            (digest(&"a".repeat(64)), Holder::Asker("ci".into())),
+            (digest(&eve), Holder::Person("Eve".into())),
+        ]);
+        assert_eq!(digests.len(), 2);
+        assert_eq!(guard.prove(&request), Ok(Holder::Person("Eve".into())));
+        // Its own token still comes first.
+        let own = format!("Bearer {}", guard.token());
+        assert_eq!(
+            guard.prove(&parts("GET", "/", &[host, ("Authorization", &own)])),
+            Ok(Holder::Owner)
+        );
+        digests.replace(Vec::new());
+        assert!(digests.is_empty());
+        assert_eq!(guard.prove(&request), Err(Rejection::BadToken));
+        // SHA-256, as the store keeps it.
+        assert_eq!(
+            digest("abc")[..4],
+            [0xba, 0x78, 0x16, 0xbf],
+            "the FIPS 180-2 example"
+        );
     }
 
     #[test]

@@ -183,6 +183,13 @@ impl Server {
         self.address
     }
 
+    /// Takes the named tokens `digests` holds too (the inbox's store's),
+    /// as they are when each request comes.
+    pub fn with_digests(mut self, digests: guard::Digests) -> Server {
+        self.guard = self.guard.with_digests(digests);
+        self
+    }
+
     /// Answers to these sites (Host and Origin) instead of loopback's.
     pub fn with_sites(mut self, sites: Vec<Site>) -> Server {
         self.guard = self.guard.with_sites(sites);
@@ -203,8 +210,7 @@ impl Server {
     /// Serves with `token` instead of a fresh one (the inbox keeps its token
     /// across restarts).
     pub fn with_token(mut self, token: String) -> Server {
-        let sites = self.guard.sites().to_vec();
-        self.guard = Guard::with_token(self.port(), token).with_sites(sites);
+        self.guard = self.guard.with_own_token(token);
         self
     }
 

@@ -2,11 +2,43 @@
 //! URL that appears in a file.
 
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
 
 use super::clients::tests_dir;
+
+/// The file through which a test of this process hands `scenario` its URL
+/// (and, with ".go" added, answers the scenario's `handshake`).
+pub fn url_file(scenario: &str) -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "ask-user-browser-{}-{scenario}.url",
+        std::process::id()
+    ))
+}
+
+/// Writes `path` whole (a rename), so the driver never reads half of it.
+fn write_whole(path: &Path, text: &str) {
+    let partial = path.with_extension("part");
+    std::fs::write(&partial, text).unwrap();
+    std::fs::rename(&partial, path).unwrap();
+}
+
+/// Starts the browser on `scenario`, then hands it `url` (a page's address
+/// with its token).
+pub fn browser_at(chromium: &Path, scenario: &str, url: &str) -> Browser {
+    let url_file = url_file(scenario);
+    let browser = Browser::start(chromium, scenario, &url_file);
+    write_whole(&url_file, url);
+    browser
+}
+
+/// Answers the `handshake` of a scenario started by [`browser_at`]: it goes on.
+pub fn go_on(scenario: &str) {
+    let mut go = url_file(scenario).into_os_string();
+    go.push(".go");
+    write_whole(Path::new(&go), "");
+}
 
 /// The running driver; its stderr is collected on a thread.
 pub struct Browser {

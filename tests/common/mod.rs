@@ -159,8 +159,11 @@ pub fn man_pages() -> Vec<String> {
     ] {
         pages.push(format!("ask_user-{command}.1"));
     }
-    for verb in ["answer", "cancel", "history", "list"] {
+    for verb in ["answer", "cancel", "history", "list", "token"] {
         pages.push(format!("ask_user-inbox-{verb}.1"));
+    }
+    for verb in ["add", "list", "remove"] {
+        pages.push(format!("ask_user-inbox-token-{verb}.1"));
     }
     pages.sort();
     pages

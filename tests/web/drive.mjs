@@ -213,6 +213,28 @@ const scenarios = {
     if (end !== "heading") fail(`after the last card, focus is on ${end}, not the heading`);
   },
 
+  // The team inbox (tests/team_inbox.rs): the page of replica B is open and
+  // empty; the test then asks "Which database?" on replica A. The card
+  // arrives without a reload (B heard A), the person picks the second
+  // option and submits, and B's History shows the answer.
+  async "inbox-replica"(page) {
+    await page.waitForSelector("#empty:not([hidden])");
+    await handshake("empty");
+    await waitForCards(page, 1);
+    await expectText(page, "article.card legend .text", "Which database?");
+    const cards = page.locator("article.card");
+    await answerCard(page, cards.nth(0), async (card) => {
+      await card.locator('input[value="o2"]').check();
+    });
+    await page.waitForSelector("#empty:not([hidden])");
+    await page.click("#show-history");
+    await page.waitForSelector('body[data-history="loaded"]');
+    const shown = await page.$$eval("#history-list li", (nodes) =>
+      nodes.map((n) => `${n.getAttribute("data-outcome")}: ${n.querySelector("h3").textContent} -> ${n.querySelector(".answer").textContent}`));
+    const want = ["answered: Which database? -> SQLite"];
+    if (JSON.stringify(shown) !== JSON.stringify(want)) fail(`History shows ${JSON.stringify(shown)}, not ${JSON.stringify(want)}`);
+  },
+
   // An asker leaves while its card is on the page (tests/inbox.rs): the card
   // says for how long the inbox keeps the question, as it does for a
   // question whose asker was already gone when the page opened.

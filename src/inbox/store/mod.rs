@@ -29,8 +29,8 @@ pub use self::sqlite::SqliteStore;
 
 /// The schema this code writes. 1: questions and events; 2: who decided
 /// (`decided_by`, a person's name); 3: who asked (`asked_by`, an asker
-/// token's name).
-pub const SCHEMA_VERSION: i64 = 3;
+/// token's name); 4: named tokens kept in the store (`inbox token add`).
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -144,7 +144,56 @@ pub trait Store: Send {
 
     /// "sqlite" or "postgres" (for messages and metrics).
     fn kind(&self) -> &'static str;
+
+    /// The named tokens kept in the store, by name.
+    fn tokens(&mut self) -> Result<Vec<StoredToken>>;
+
+    /// Keeps a named token; false (and nothing written) when its name is
+    /// taken.
+    fn add_token(&mut self, token: &StoredToken) -> Result<bool>;
+
+    /// Forgets the token of this name; false when there was none.
+    fn remove_token(&mut self, name: &str) -> Result<bool>;
 }
+
+/// A named token kept in the store (`ask_user inbox token add`): its role
+/// and the SHA-256 of the token, never the token itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredToken {
+    pub name: String,
+    pub role: TokenRole,
+    pub digest: Vec<u8>,
+    pub added_at: Millis,
+}
+
+/// What a named token may do ([`crate::server::guard::Holder`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenRole {
+    Person,
+    Asker,
+}
+
+impl TokenRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenRole::Person => "person",
+            TokenRole::Asker => "asker",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<TokenRole> {
+        match text {
+            "person" => Some(TokenRole::Person),
+            "asker" => Some(TokenRole::Asker),
+            _ => None,
+        }
+    }
+}
+
+/// The payload of the notice a change of tokens sends (PostgreSQL): never a
+/// question's id, which has [`ID_LEN`] characters.
+pub const TOKENS_CHANGED: &str = "tokens";
 
 /// One entry of a question's event log.
 #[derive(Debug, Clone, PartialEq, Eq)]

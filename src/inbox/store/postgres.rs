@@ -23,12 +23,12 @@ use postgres::{Client, NoTls, Row, Transaction};
 
 use super::{
     Decided, Decision, Error, Event, Millis, NewQuestion, Result, SCHEMA_VERSION, Source, Store,
-    Stored, new_id,
+    Stored, StoredToken, TOKENS_CHANGED, TokenRole, new_id,
 };
 
 /// Each schema version's step, applied in order. A step is never edited
 /// once released: a later change is a new step.
-const MIGRATIONS: [&str; 3] = [
+const MIGRATIONS: [&str; 4] = [
     // 1: questions and their event log, as in SQLite (`seq`: the order rows
     // were stored, SQLite's rowid).
     "
@@ -107,6 +107,15 @@ BEGIN
 END $$;
 CREATE TRIGGER asker_written_once BEFORE UPDATE ON questions
     FOR EACH ROW EXECUTE FUNCTION ask_user_asker_written_once();
+",
+    // 4: named tokens (`inbox token add`): the SHA-256 of each, never the token.
+    "
+CREATE TABLE ask_user_tokens (
+    name     TEXT PRIMARY KEY,
+    role     TEXT NOT NULL CHECK (role IN ('person','asker')),
+    digest   BYTEA NOT NULL UNIQUE CHECK (length(digest) = 32),
+    added_at BIGINT NOT NULL
+);
 ",
 ];
 
@@ -466,6 +475,65 @@ impl Store for PostgresStore {
 
     fn kind(&self) -> &'static str {
         "postgres"
+    }
+
+    fn tokens(&mut self) -> Result<Vec<StoredToken>> {
+        self.call(|client| {
+            let rows = client
+                .query(
+                    "SELECT name, role, digest, added_at FROM ask_user_tokens ORDER BY name",
+                    &[],
+                )
+                .map_err(pg)?;
+            rows.iter()
+                .map(|row| {
+                    let role: String = row.get(1);
+                    Ok(StoredToken {
+                        name: row.get(0),
+                        role: TokenRole::parse(&role)
+                            .ok_or_else(|| Error::Corrupt(format!("a token of role {role:?}")))?,
+                        digest: row.get(2),
+                        added_at: row.get(3),
+                    })
+                })
+                .collect()
+        })
+    }
+
+    /// Every replica hears of it ([`TOKENS_CHANGED`]) and reads the tokens again.
+    fn add_token(&mut self, token: &StoredToken) -> Result<bool> {
+        let token = token.clone();
+        self.call(move |client| {
+            let mut tx = client.transaction().map_err(pg)?;
+            let added = tx
+                .execute(
+                    "INSERT INTO ask_user_tokens (name, role, digest, added_at)
+                     VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING",
+                    &[
+                        &token.name,
+                        &token.role.as_str(),
+                        &token.digest,
+                        &token.added_at,
+                    ],
+                )
+                .map_err(pg)?;
+            notify(&mut tx, TOKENS_CHANGED)?;
+            tx.commit().map_err(pg)?;
+            Ok(added == 1)
+        })
+    }
+
+    fn remove_token(&mut self, name: &str) -> Result<bool> {
+        let name = name.to_string();
+        self.call(move |client| {
+            let mut tx = client.transaction().map_err(pg)?;
+            let removed = tx
+                .execute("DELETE FROM ask_user_tokens WHERE name = $1", &[&name])
+                .map_err(pg)?;
+            notify(&mut tx, TOKENS_CHANGED)?;
+            tx.commit().map_err(pg)?;
+            Ok(removed == 1)
+        })
     }
 }
 

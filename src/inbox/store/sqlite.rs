@@ -12,13 +12,13 @@ use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehav
 
 use super::{
     Decided, Decision, Error, Event, Millis, NewQuestion, Result, SCHEMA_VERSION, Source, Store,
-    Stored, new_id,
+    Stored, StoredToken, TokenRole, new_id,
 };
 
 /// Each schema version's step, applied in order from the store's version
 /// (`PRAGMA user_version`) to [`SCHEMA_VERSION`]. A step is never edited once
 /// released: a later change is a new step.
-const MIGRATIONS: [&str; 3] = [
+const MIGRATIONS: [&str; 4] = [
     // 1: questions and their event log.
     "
 CREATE TABLE questions (
@@ -87,6 +87,15 @@ CREATE TRIGGER asker_written_once BEFORE UPDATE OF asked_by ON questions
 BEGIN
     SELECT RAISE(ABORT, 'who asked is written once');
 END;
+",
+    // 4: named tokens (`inbox token add`): the SHA-256 of each, never the token.
+    "
+CREATE TABLE tokens (
+    name     TEXT PRIMARY KEY,
+    role     TEXT NOT NULL CHECK (role IN ('person','asker')),
+    digest   BLOB NOT NULL UNIQUE CHECK (length(digest) = 32),
+    added_at INTEGER NOT NULL
+) STRICT;
 ",
 ];
 
@@ -321,6 +330,54 @@ impl Store for SqliteStore {
 
     fn kind(&self) -> &'static str {
         "sqlite"
+    }
+
+    fn tokens(&mut self) -> Result<Vec<StoredToken>> {
+        let mut statement = self
+            .conn
+            .prepare("SELECT name, role, digest, added_at FROM tokens ORDER BY name")?;
+        let rows = statement.query_map([], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, Vec<u8>>(2)?,
+                row.get::<_, Millis>(3)?,
+            ))
+        })?;
+        let mut tokens = Vec::new();
+        for row in rows {
+            let (name, role, digest, added_at) = row?;
+            let role = TokenRole::parse(&role)
+                .ok_or_else(|| Error::Corrupt(format!("a token of role {role:?}")))?;
+            tokens.push(StoredToken {
+                name,
+                role,
+                digest,
+                added_at,
+            });
+        }
+        Ok(tokens)
+    }
+
+    fn add_token(&mut self, token: &StoredToken) -> Result<bool> {
+        let added = self.conn.execute(
+            "INSERT INTO tokens (name, role, digest, added_at) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (name) DO NOTHING",
+            params![
+                token.name,
+                token.role.as_str(),
+                token.digest,
+                token.added_at
+            ],
+        )?;
+        Ok(added == 1)
+    }
+
+    fn remove_token(&mut self, name: &str) -> Result<bool> {
+        Ok(self
+            .conn
+            .execute("DELETE FROM tokens WHERE name = ?1", [name])?
+            == 1)
     }
 }
 
