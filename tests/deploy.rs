@@ -45,9 +45,7 @@ fn verify(unit: &str) -> (Option<i32>, String) {
         .arg(&path)
         .output()
         .unwrap();
-    let said =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.code(), said)
+    (out.status.code(), said(&out))
 }
 
 fn the_systemd_unit_verifies_clean() {
@@ -85,9 +83,7 @@ fn compose_config(compose: &str) -> (Option<i32>, String) {
         .env("ASK_USER_PUBLIC_HOST", "inbox.example.com")
         .output()
         .unwrap();
-    let said =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.code(), said)
+    (out.status.code(), said(&out))
 }
 
 /// `caddy validate` on `caddyfile`: its exit code and its last lines.
@@ -110,9 +106,7 @@ fn caddy_validate(caddyfile: &str) -> (Option<i32>, String) {
         .env("ASK_USER_PUBLIC_HOST", "inbox.example.com")
         .output()
         .unwrap();
-    let said =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.code(), said)
+    (out.status.code(), said(&out))
 }
 
 fn found(program: &str) -> Option<PathBuf> {
@@ -192,4 +186,9 @@ fn the_compose_replicas_command_line_is_one_the_binary_takes() {
         stdout.contains("WEB_ERROR") && stdout.contains("cannot open its store"),
         "{stdout}"
     );
+}
+
+/// Everything a tool said, stdout then stderr.
+fn said(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
 }

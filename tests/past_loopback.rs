@@ -297,13 +297,7 @@ impl Drop for Namespace {
 }
 
 fn works(program: &str, args: &[&str]) -> bool {
-    Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
+    common::clients::runs(program, args)
 }
 
 const NO_NAMESPACE: &str = "network namespaces (root and iproute2's ip; run .ci/setup-deploy.sh)";

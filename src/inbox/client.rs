@@ -101,21 +101,9 @@ impl Client {
                 .map_err(|e| unreachable(&e))?;
             let _ = stream.set_nodelay(true);
             let mut sender = if self.endpoint.tls() {
-                let stream = self.tls(stream).await?;
-                let (sender, connection) =
-                    hyper::client::conn::http1::handshake(TokioIo::new(stream))
-                        .await
-                        .map_err(|e| unreachable(&e))?;
-                // The connection runs beside the request; it ends with the response.
-                tokio::spawn(connection);
-                sender
+                http1(self.tls(stream).await?).await?
             } else {
-                let (sender, connection) =
-                    hyper::client::conn::http1::handshake(TokioIo::new(stream))
-                        .await
-                        .map_err(|e| unreachable(&e))?;
-                tokio::spawn(connection);
-                sender
+                http1(stream).await?
             };
             let mut request = Request::builder()
                 .method(method)
@@ -144,6 +132,19 @@ impl Client {
             .await
             .unwrap_or_else(|_| Err(Failure::Unreachable("no response in time".into())))
     }
+}
+
+/// HTTP/1.1 over `io`; the connection runs beside the request and ends
+/// with the response.
+async fn http1<I>(io: I) -> Result<hyper::client::conn::http1::SendRequest<Whole>, Failure>
+where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(io))
+        .await
+        .map_err(|e| Failure::Unreachable(e.to_string()))?;
+    tokio::spawn(connection);
+    Ok(sender)
 }
 
 impl Client {
