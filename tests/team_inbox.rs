@@ -640,7 +640,7 @@ fn slowly_until(limit: Duration, what: &str, mut condition: impl FnMut() -> bool
 }
 
 /// `inbox token add` on the shared database: both replicas take the token
-/// at once (a notice, not their 5 s re-read), history names its holder, and
+/// at once (a notice: within 2.5 s, under their 5 s re-read), history names its holder, and
 /// `token remove` turns it away everywhere.
 fn a_token_kept_in_the_store_works_on_every_replica_at_once_until_removed() {
     let server = harness::require(postgres::shared(), postgres::MISSING);
@@ -660,10 +660,10 @@ fn a_token_kept_in_the_store_works_on_every_replica_at_once_until_removed() {
     );
     let eve = added["token"].as_str().unwrap().to_string();
     assert_eq!(eve.len(), 64);
-    // Well within the replicas' own 5 s re-read: the notice carried it.
+    // Under the replicas' own 5 s re-read: the notice carried it.
     for inbox in [&a, &b] {
         slowly_until(
-            Duration::from_millis(1500),
+            Duration::from_millis(2500),
             "Eve's token to be taken",
             || call(inbox, &eve, "GET", "/api/questions", "").status == 200,
         );
@@ -717,7 +717,7 @@ fn a_token_kept_in_the_store_works_on_every_replica_at_once_until_removed() {
     assert_eq!((code, said.as_str()), (0, ""));
     for inbox in [&a, &b] {
         slowly_until(
-            Duration::from_millis(1500),
+            Duration::from_millis(2500),
             "Eve's token to be refused",
             || call(inbox, &eve, "GET", "/api/questions", "").status == 401,
         );
