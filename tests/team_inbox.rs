@@ -728,7 +728,7 @@ fn sigterm_drains_a_replica_its_askers_move_to_the_next_and_it_exits_within_the_
     let Pair {
         server,
         url,
-        mut a,
+        a,
         b,
         dir_b,
         askers,

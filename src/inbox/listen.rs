@@ -291,4 +291,25 @@ mod tests {
         assert_eq!(proxied.local_base(8080), "http://127.0.0.1:8080");
         assert_eq!(proxied.page_base(8080), "https://inbox.example.com");
     }
+
+    #[test]
+    fn every_address_is_reached_at_loopback_and_a_v6_public_url_on_443() {
+        let public = parse_public_url("https://inbox.example.com").ok();
+        for every in ["0.0.0.0:8080", "[::]:8080"] {
+            let proxied = Exposure::new(at(every), None, true, public.clone()).unwrap();
+            assert_eq!(proxied.local_base(8080), "http://127.0.0.1:8080", "{every}");
+            let sites = proxied.sites(8080);
+            assert!(
+                sites.contains(&Site::new("http", "127.0.0.1:8080")),
+                "{every}"
+            );
+            assert_eq!(sites.len(), 4, "{every}: {sites:?}");
+        }
+        let v6 = parse_public_url("https://[fd00::5]").unwrap();
+        assert_eq!(v6.base, "https://[fd00::5]");
+        assert!(v6.sites().contains(&Site {
+            authority: "[fd00::5]:443".into(),
+            origin: "https://[fd00::5]".into()
+        }));
+    }
 }

@@ -473,6 +473,30 @@ mod tests {
     }
 
     #[test]
+    fn a_token_that_matches_no_digest_is_refused_and_each_digest_names_its_holder() {
+        let digests = Digests::default();
+        let guard = Guard::new(8123).unwrap().with_digests(digests.clone());
+        digests.replace(vec![
+            (digest(&"a".repeat(64)), Holder::Asker("ci".into())),
+            (digest(&"e".repeat(64)), Holder::Person("Eve".into())),
+        ]);
+        assert!(!digests.is_empty());
+        let prove = |token: String| {
+            let bearer = format!("Bearer {token}");
+            let host = ("Host", "127.0.0.1:8123");
+            guard.prove(&parts(
+                "GET",
+                "/",
+                &[host, ("Authorization", bearer.as_str())],
+            ))
+        };
+        assert_eq!(prove("a".repeat(64)), Ok(Holder::Asker("ci".into())));
+        assert_eq!(prove("e".repeat(64)), Ok(Holder::Person("Eve".into())));
+        // Kept tokens exist, but none is this one.
+        assert_eq!(prove("x".repeat(64)), Err(Rejection::BadToken));
+    }
+
+    #[test]
     fn a_listener_past_loopback_answers_to_its_sites_and_their_origins_only() {
         let mut sites = Site::loopback("https", 8443);
         sites.push(Site::new("https", "10.0.0.5:8443"));
