@@ -369,13 +369,8 @@ mod tests {
     }
 
     fn post(endpoint: Endpoint) -> AskError {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let client = Client::new(endpoint);
-        match runtime.block_on(client.post::<_, super::super::hub::Asked>("/api/ask", &"x")) {
-            Err(Failure::Refused(err)) => err,
+        match post_failure(endpoint) {
+            Failure::Refused(err) => err,
             other => panic!("{other:?}"),
         }
     }
