@@ -269,6 +269,19 @@ mod tests {
     const T2: &str = "0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a";
 
     #[test]
+    fn a_kept_token_s_name_is_1_to_64_visible_characters_without_spaces() {
+        assert_eq!(check_name(&"a".repeat(64)), Ok(()));
+        assert_eq!(check_name("ci-runner"), Ok(()));
+        for bad in [String::new(), "a".repeat(65), "a b".into(), "a\tb".into()] {
+            let error = check_name(&bad).unwrap_err();
+            assert!(
+                error.ends_with("1 to 64 visible characters, no spaces"),
+                "{error}"
+            );
+        }
+    }
+
+    #[test]
     fn lines_are_role_name_token_and_comments_are_skipped() {
         let text = format!("# team\n\nperson Ada {T1}\n  asker   ci-runner\t{T2}  \n");
         assert_eq!(
