@@ -75,9 +75,8 @@ pub struct ServeOptions {
 /// `--retention` when not given.
 pub const DEFAULT_RETENTION: Duration = Duration::from_secs(24 * 3600);
 
-/// `ask_user inbox`: serves the inbox until SIGINT, SIGTERM or SIGHUP.
-/// Nothing is printed on stdout unless it cannot start (an error document).
-pub fn serve(options: ServeOptions) -> Result<(), AskError> {
+/// The state folder, made (0700) if need be.
+fn state_folder() -> Result<StateDir, AskError> {
     let web_error = |message: String| AskError::WebError(Detail::new(message));
     let path = StateDir::locate().ok_or_else(|| {
         web_error(format!(
@@ -85,12 +84,19 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
             crate::platform::paths::STATE_VAR
         ))
     })?;
-    let folder = StateDir::create(path.clone()).map_err(|e| {
+    StateDir::create(path.clone()).map_err(|e| {
         web_error(format!(
             "the inbox cannot create its state folder {} ({e}); set ASK_USER_STATE_DIR to a writable folder",
             path.display()
         ))
-    })?;
+    })
+}
+
+/// `ask_user inbox`: serves the inbox until SIGINT, SIGTERM or SIGHUP.
+/// Nothing is printed on stdout unless it cannot start (an error document).
+pub fn serve(options: ServeOptions) -> Result<(), AskError> {
+    let web_error = |message: String| AskError::WebError(Detail::new(message));
+    let folder = state_folder()?;
     let in_folder = |what: &str, e: std::io::Error| {
         web_error(format!(
             "the inbox cannot {what} in {} ({e}); set ASK_USER_STATE_DIR to a writable folder",
@@ -280,21 +286,7 @@ pub fn open_store(
     let web_error = |message: String| AskError::WebError(Detail::new(message));
     let location = match location {
         Some(location) => location,
-        None => {
-            let path = StateDir::locate().ok_or_else(|| {
-                web_error(format!(
-                    "no state folder: set ASK_USER_STATE_DIR (or {}), or pass --store",
-                    crate::platform::paths::STATE_VAR
-                ))
-            })?;
-            let folder = StateDir::create(path.clone()).map_err(|e| {
-                web_error(format!(
-                    "the state folder {} cannot be made ({e}); set ASK_USER_STATE_DIR to a writable folder",
-                    path.display()
-                ))
-            })?;
-            Location::Sqlite(folder.store_path())
-        }
+        None => Location::Sqlite(state_folder()?.store_path()),
     };
     let store = store::open(&location).map_err(|e| {
         web_error(format!(
