@@ -7,6 +7,7 @@
 #   git diff main | bench/mutants.sh --in-diff -
 #   bench/mutants.sh --list                   # the modules and the tests each one runs
 #   bench/mutants.sh --summary [MODULE…]      # the table of the last run again
+#   MUTANTS_WORK=target/mutants-b bench/mutants.sh MODULE…  # a second run beside the first
 #
 # It runs in its own copy of the working tree (target/mutants/tree, with its own target
 # folder, kept from run to run so only changed code is rebuilt), in place, one mutant at a
@@ -50,6 +51,15 @@ inbox/listen|src/inbox/listen.rs|--lib --test past_loopback|all()
 server/tls|src/server/tls.rs|--lib --test past_loopback|all()
 inbox/client|src/inbox/client.rs|--lib --test inbox_tokens|all()
 inbox/metrics|src/inbox/metrics.rs|--lib --test team_inbox|test(/metrics/)
+inbox/notify|src/inbox/notify.rs|--lib --test inbox|test(/notif|^inbox::/)
+setup/json|src/setup/json.rs|--lib --test setup --test fuzz_setup|all()
+setup/toml|src/setup/toml.rs|--lib --test setup --test fuzz_setup|all()
+setup/diff|src/setup/diff.rs|--lib --test setup|all()
+setup/file|src/setup/file.rs|--lib --test setup --test fuzz_setup|all()
+setup|src/setup/mod.rs|--lib --test setup --test setup_pty --test fuzz_setup|all()
+tty/widgets|src/tty/widgets.rs|--lib --test tty_screen --test tty_pty --test tty_plain|all()
+tty/keys|src/tty/keys.rs|--lib --test tty_screen --test tty_pty --test tty_plain|all()
+cli|src/cli.rs|--bins --test help --test input_errors --test tty_replies --test describe --test check|all()
 inbox|src/inbox/mod.rs|--lib --test team_inbox --test inbox_tokens|test(/^inbox::tests::|^a_token_kept_in_the_store|^sigterm_drains|^a_token_added/)
 EOF
 )
@@ -87,7 +97,8 @@ for module in "${modules[@]}"; do
   grep -q "^$module|" <<<"$MODULES" || { echo "unknown module $module (known: $KNOWN)" >&2; exit 2; }
 done
 
-work=$root/target/mutants
+# MUTANTS_WORK: another scratch folder, to run a second set of modules beside the first.
+work=${MUTANTS_WORK:-$root/target/mutants}
 version=$(cargo mutants --version 2>/dev/null || true)
 
 run() {

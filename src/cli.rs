@@ -596,6 +596,118 @@ pub fn parse_retention(text: &str) -> Result<Duration, String> {
 mod tests {
     use super::*;
 
+    /// The notes `parse_args` paired for whichever command took replies.
+    fn notes_of(args: &[&str]) -> Vec<Option<String>> {
+        let cli = Cli::parse_args(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        match cli.command {
+            Some(Command::Answer { notes, .. }) => notes,
+            Some(Command::Ask(ask)) => ask.notes,
+            Some(Command::Inbox(inbox)) => match inbox.verb {
+                Some(InboxVerb::Answer { notes, .. }) => notes,
+                _ => panic!("{args:?}: not inbox answer"),
+            },
+            _ => panic!("{args:?}: no replies"),
+        }
+    }
+
+    // Each command that takes --reply pairs its notes, and a note out of
+    // place is a usage error naming that command, `inbox answer` included.
+    #[test]
+    fn notes_pair_with_the_reply_before_them_on_every_command_with_replies() {
+        let want = vec![Some("keep it".to_string()), None];
+        for (prefix, usage) in [
+            (&["ask_user", "answer"][..], "Usage: ask_user answer "),
+            (
+                &["ask_user", "ask", "--ui", "tty"][..],
+                "Usage: ask_user ask ",
+            ),
+            (
+                &["ask_user", "inbox", "answer", "u7Kq"][..],
+                "Usage: ask_user inbox answer ",
+            ),
+        ] {
+            let args: Vec<&str> = [
+                prefix,
+                &["--reply", "2", "--note", "keep it", "--reply", "1"],
+            ]
+            .concat();
+            assert_eq!(notes_of(&args), want, "{args:?}");
+
+            let early: Vec<&str> = [prefix, &["--note", "x", "--reply", "1"]].concat();
+            let Err(error) = Cli::parse_args(&early) else {
+                panic!("{early:?} was taken");
+            };
+            assert_eq!(error.kind(), clap::error::ErrorKind::ArgumentConflict);
+            let text = error.to_string();
+            assert!(text.contains("comes before any --reply"), "{text}");
+            assert!(text.contains(usage), "{early:?}: {text}");
+        }
+        // Another inbox verb has no replies to pair.
+        let cli = Cli::parse_args(["ask_user", "inbox", "list"]).unwrap();
+        assert!(matches!(
+            cli.command,
+            Some(Command::Inbox(inbox)) if matches!(inbox.verb, Some(InboxVerb::List))
+        ));
+    }
+
+    #[test]
+    fn the_flag_then_ask_user_ui_then_a_dumb_terminal_choose_the_face() {
+        assert_eq!(
+            choose_ui(Some(Ui::Web), Some("plain"), Some("dumb")),
+            Ok(Ui::Web)
+        );
+        assert_eq!(choose_ui(None, Some("PLAIN"), None), Ok(Ui::Plain));
+        assert_eq!(choose_ui(None, Some("tty"), Some("dumb")), Ok(Ui::Tty));
+        // Empty is unset: the terminal decides.
+        assert_eq!(choose_ui(None, Some(""), Some("dumb")), Ok(Ui::Plain));
+        assert_eq!(choose_ui(None, Some(""), Some("xterm")), Ok(Ui::Tty));
+        assert_eq!(choose_ui(None, None, Some("xterm-256color")), Ok(Ui::Tty));
+        assert_eq!(choose_ui(None, None, None), Ok(Ui::Tty));
+        assert_eq!(
+            choose_ui(None, Some("gui"), None),
+            Err("ASK_USER_UI must be tty, plain, web, inbox or auto, not \"gui\"".to_string())
+        );
+    }
+
+    #[test]
+    fn time_limits_keep_to_their_ranges() {
+        let secs = Duration::from_secs;
+        assert_eq!(parse_seconds(" 0.5 "), Ok(Duration::from_millis(500)));
+        for text in ["", "-1", "soon", "NaN", "1e400"] {
+            assert_eq!(
+                parse_seconds(text),
+                Err(format!(
+                    "{text:?} is not a number of seconds (like 30 or 0.5)"
+                ))
+            );
+        }
+        assert_eq!(parse_notify_limit("0.5"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_notify_limit("3600"), Ok(secs(3600)));
+        for text in ["0", "3600.5", "86400"] {
+            assert_eq!(
+                parse_notify_limit(text),
+                Err(format!(
+                    "{text:?} is out of range: give more than 0 and at most 3600 seconds"
+                ))
+            );
+        }
+        assert!(
+            parse_notify_limit("x")
+                .unwrap_err()
+                .contains("not a number")
+        );
+        assert_eq!(parse_wait("0"), Ok(Duration::ZERO));
+        assert_eq!(parse_wait("86400"), Ok(secs(86_400)));
+        assert!(parse_wait("86401").unwrap_err().contains("at most 86400"));
+        assert_eq!(parse_call_wait("86400"), Ok(secs(86_400)));
+        for text in ["0", "86400.5"] {
+            assert!(
+                parse_call_wait(text).unwrap_err().contains("out of range"),
+                "{text}"
+            );
+        }
+    }
+
     #[test]
     fn retention_takes_seconds_or_a_unit_within_a_second_to_a_year() {
         let secs = Duration::from_secs;

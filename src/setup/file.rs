@@ -251,6 +251,38 @@ mod tests {
         );
     }
 
+    // A directory where the file should be (its backup already made, so the
+    // rename is what fails) is said in words; a link loop on the way is the
+    // system's own reason, not "its folder cannot be created": the file was
+    // never found missing. Symbolic links need a privilege on Windows.
+    #[cfg(unix)]
+    #[test]
+    fn a_directory_in_the_files_place_and_a_link_loop_on_its_way_are_said() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("config.json");
+        fs::create_dir(&path).unwrap();
+        fs::write(backup_path(&path), "old").unwrap();
+        let error = write(&path, "{}").unwrap_err();
+        assert_eq!(error.code(), "WRITE_ERROR");
+        assert_eq!(
+            error.message(),
+            format!("cannot write {}: it is a directory", path.display())
+        );
+
+        let looped = folder.path().join("loop");
+        std::os::unix::fs::symlink(&looped, &looped).unwrap();
+        let path = looped.join("config.json");
+        let error = write(&path, "{}").unwrap_err();
+        assert_eq!(error.code(), "WRITE_ERROR");
+        assert!(
+            error
+                .message()
+                .starts_with(&format!("cannot write {}: ", path.display()))
+                && error.message().contains("symbolic links"),
+            "{error}"
+        );
+    }
+
     #[test]
     fn a_write_replaces_the_file_and_keeps_the_first_backup() {
         let folder = tempfile::tempdir().unwrap();

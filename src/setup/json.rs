@@ -276,6 +276,12 @@ mod tests {
         let mut wanted = fields();
         wanted.push(Field::new("t", Value::Seconds(1860)));
         assert_eq!(set(text, "mcpServers", "ask_user", &wanted).unwrap(), text);
+        // Strings are compared by value: an escape is the same text, kept as written.
+        let escaped = text.replace("\"/bin/ask_user\"", "\"\\u002fbin\\/ask_user\"");
+        assert_eq!(
+            set(&escaped, "mcpServers", "ask_user", &wanted).unwrap(),
+            escaped
+        );
         // A wrong value of each kind is rewritten.
         for (from, to) in [
             ("\"/bin/ask_user\"", "\"/x\""),
