@@ -1442,6 +1442,19 @@ fn said(lines: &std::sync::mpsc::Receiver<String>, needle: &str) -> String {
     }
 }
 
+/// As [`said`], and no line on the way contains `unwanted`.
+fn said_without(lines: &std::sync::mpsc::Receiver<String>, needle: &str, unwanted: &str) -> String {
+    loop {
+        let line = lines
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("the inbox never said {needle:?}"));
+        assert!(!line.contains(unwanted), "before {needle:?}: {line}");
+        if line.contains(needle) {
+            return line;
+        }
+    }
+}
+
 /// Whether process `pid` exists and is not a zombie.
 fn alive(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
@@ -1505,13 +1518,28 @@ esac"#,
     let inbox = Inbox::spawn(dir.path(), start);
     let lines = stderr_lines(&inbox);
 
+    // A command that succeeds is not logged (checked below: every --notify line
+    // is one of the two expected, and none is left after the inbox stops).
+    let quiet = Asker::ask(
+        dir.path(),
+        r#"{"question":"Quiet bridge?","options":["PostgreSQL","SQLite"]}"#,
+        &[],
+    );
+    let id = quiet.id.clone();
+    assert_eq!(
+        run(dir.path(), &["inbox", "answer", &id, "--reply", "1"]).0,
+        0
+    );
+    assert_eq!(quiet.finish(), (0, database_answer(&id, 1)));
+
     let failing = Asker::ask(
         dir.path(),
         r#"{"question":"Fail the bridge?","options":["PostgreSQL","SQLite"]}"#,
         &[],
     );
-    // Its own stderr reaches the inbox's, then the inbox says it failed.
-    said(&lines, "the bridge says no");
+    // Its own stderr reaches the inbox's, then the inbox says it failed; the
+    // quiet command said nothing on the way.
+    said_without(&lines, "the bridge says no", "--notify");
     assert_eq!(
         said(&lines, "--notify"),
         format!(
@@ -1561,6 +1589,14 @@ esac"#,
         || !alive(sleeper),
     );
     inbox.stop();
+    // Read to the end of the inbox's stderr (or 10 s of silence).
+    let mut rest = Vec::new();
+    while let Ok(line) = lines.recv_timeout(Duration::from_secs(10)) {
+        if line.contains("--notify") {
+            rest.push(line);
+        }
+    }
+    assert!(rest.is_empty(), "{rest:?}");
 }
 
 fn notify_timeout_out_of_range_is_a_usage_error() {

@@ -261,6 +261,17 @@ mod tests {
             let wrong = text.replace(from, to);
             let fixed = set(&wrong, "mcp_servers", "ask_user", &fields()).unwrap();
             assert!(!fixed.contains(to), "{fixed}");
+            // Only the wrong value is rewritten: the others stay as written
+            // (a literal string, spaces in the array, a float).
+            for kept in [
+                "'/bin/ask_user'",
+                "[ \"mcp\", \"--timeout\", \"300\" ]",
+                "1860.0",
+            ] {
+                if kept != from && !kept.contains(from) {
+                    assert!(fixed.contains(kept), "{from}: {kept} in {fixed}");
+                }
+            }
         }
         let longer = text.replace("\"300\" ", "\"300\", \"x\" ");
         assert!(
