@@ -329,23 +329,35 @@ pub struct Env {
 impl Env {
     /// `None` when HOME (Windows: USERPROFILE) is unset or empty.
     pub fn from_process() -> Option<Env> {
+        Some(Env::from_vars(
+            Platform::current(),
+            crate::platform::paths::home()?,
+            |name| std::env::var_os(name),
+        ))
+    }
+
+    /// The rest of the environment, read with `lookup` (empty counts as unset).
+    fn from_vars(
+        platform: Platform,
+        home: PathBuf,
+        lookup: impl Fn(&str) -> Option<OsString>,
+    ) -> Env {
         let var = |name: &str| {
-            std::env::var_os(name)
+            lookup(name)
                 .filter(|value| !value.is_empty())
                 .map(PathBuf::from)
         };
-        let platform = Platform::current();
-        Some(Env {
+        Env {
             platform,
-            home: crate::platform::paths::home()?,
+            home,
             appdata: var("APPDATA").filter(|_| platform == Platform::Windows),
             // The XDG rules: a relative path is to be ignored.
             xdg_config_home: var("XDG_CONFIG_HOME").filter(|path| path.is_absolute()),
             codex_home: var("CODEX_HOME"),
             claude_config_dir: var("CLAUDE_CONFIG_DIR"),
             gemini_cli_home: var("GEMINI_CLI_HOME"),
-            path: std::env::var_os("PATH"),
-        })
+            path: lookup("PATH"),
+        }
     }
 
     /// `~/.config`, or `XDG_CONFIG_HOME`.
@@ -1080,6 +1092,35 @@ mod tests {
             config_path(Host::Cursor, &env),
             PathBuf::from("/h/.cursor/mcp.json")
         );
+    }
+
+    #[test]
+    fn the_environment_is_read_by_the_platforms_rules() {
+        let vars = |name: &str| {
+            let value = match name {
+                "APPDATA" => "/roaming",
+                "XDG_CONFIG_HOME" => "relative/config",
+                "CODEX_HOME" => "/codex",
+                "CLAUDE_CONFIG_DIR" => "",
+                "PATH" => "/bin",
+                _ => return None,
+            };
+            Some(OsString::from(value))
+        };
+        let linux = Env::from_vars(Platform::Linux, PathBuf::from("/h"), vars);
+        // APPDATA is Windows' own; a relative XDG_CONFIG_HOME is ignored; empty is unset.
+        assert_eq!(linux.appdata, None);
+        assert_eq!(linux.xdg_config_home, None);
+        assert_eq!(linux.codex_home, Some(PathBuf::from("/codex")));
+        assert_eq!(linux.claude_config_dir, None);
+        assert_eq!(linux.gemini_cli_home, None);
+        assert_eq!(linux.path, Some(OsString::from("/bin")));
+        let windows = Env::from_vars(Platform::Windows, PathBuf::from("/h"), vars);
+        assert_eq!(windows.appdata, Some(PathBuf::from("/roaming")));
+        let absolute = Env::from_vars(Platform::Linux, PathBuf::from("/h"), |name| {
+            (name == "XDG_CONFIG_HOME").then(|| OsString::from("/xdg"))
+        });
+        assert_eq!(absolute.xdg_config_home, Some(PathBuf::from("/xdg")));
     }
 
     #[test]
