@@ -905,6 +905,9 @@ mod tests {
         // A tab is a space; other controls are not text.
         typed(&mut editor, &[Key::Char('\t'), Key::Char('\u{7}')]);
         assert_eq!(editor.text(), "on e two\n>xyz<");
+        // End on a line with another below stops at its own end.
+        typed(&mut editor, &[Key::End, Key::Char('!')]);
+        assert_eq!(editor.text(), "on e two!\n>xyz<");
     }
 
     fn row_text(row: &Line) -> String {
