@@ -905,9 +905,56 @@ mod tests {
         // A tab is a space; other controls are not text.
         typed(&mut editor, &[Key::Char('\t'), Key::Char('\u{7}')]);
         assert_eq!(editor.text(), "on e two\n>xyz<");
+        // Up from the third line lands in the second, at the same column.
+        let mut three = LineEditor::default();
+        typed(&mut three, &chars("ab\ncd\nef"));
+        three.move_line(true);
+        assert_eq!(three.cursor, 5);
+        three.move_line(true);
+        assert_eq!(three.cursor, 2);
+        three.move_line(false);
+        three.move_line(false);
+        assert_eq!(three.cursor, 8);
+        // Down keeps the column, or stops at the end of a shorter line.
+        let mut short = LineEditor::default();
+        typed(&mut short, &chars("abc\nd\nef"));
+        short.cursor = 0;
+        short.move_line(false);
+        assert_eq!(short.cursor, 4);
+        short.cursor = 3;
+        short.move_line(false);
+        assert_eq!(short.cursor, 5);
+        short.move_line(false);
+        assert_eq!(short.cursor, 7);
         // End on a line with another below stops at its own end.
         typed(&mut editor, &[Key::End, Key::Char('!')]);
         assert_eq!(editor.text(), "on e two!\n>xyz<");
+    }
+
+    #[test]
+    fn arrows_backspace_and_delete_edit_and_stop_at_the_ends() {
+        let mut editor = LineEditor::default();
+        // At either end, Backspace and Delete are still editing keys: they
+        // do nothing, and no other part of the form takes them.
+        assert!(editor.edit(&Key::Backspace));
+        assert!(editor.edit(&Key::Del));
+        typed(&mut editor, &chars("ab"));
+        assert!(editor.edit(&Key::Del));
+        assert_eq!(editor.text(), "ab");
+        typed(&mut editor, &[Key::ArrowLeft, Key::ArrowLeft]);
+        assert!(editor.edit(&Key::Backspace));
+        assert_eq!((editor.text().as_str(), editor.cursor), ("ab", 0));
+        assert!(editor.edit(&Key::ArrowRight));
+        typed(&mut editor, &chars("x"));
+        assert_eq!(editor.text(), "axb");
+        typed(
+            &mut editor,
+            &[Key::ArrowRight, Key::ArrowRight, Key::Char('!')],
+        );
+        assert_eq!(editor.text(), "axb!");
+        typed(&mut editor, &[Key::ArrowLeft, Key::Del, Key::Backspace]);
+        assert_eq!((editor.text().as_str(), editor.cursor), ("ax", 2));
+        assert!(!editor.edit(&Key::ArrowUp));
     }
 
     fn row_text(row: &Line) -> String {
