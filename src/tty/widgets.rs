@@ -983,6 +983,22 @@ mod tests {
         assert_eq!(rows, ["abcdefgh", "ij"]);
         let empty = LineEditor::default().rows(paint, Some("type"), true, 20);
         assert_eq!(row_text(&empty.rows[0]), " type");
+        // A line as wide as the window: its line break takes no column unless
+        // the cursor is on it.
+        let mut full = LineEditor::default();
+        typed(&mut full, &chars("abcd\nef"));
+        let rows: Vec<String> = full
+            .rows(paint, None, true, 4)
+            .rows
+            .iter()
+            .map(row_text)
+            .collect();
+        assert_eq!(rows, ["abcd", "ef "]);
+        full.cursor = 4;
+        let drawn = full.rows(paint, None, true, 4);
+        let rows: Vec<String> = drawn.rows.iter().map(row_text).collect();
+        assert_eq!(rows, ["abcd", " ", "ef"]);
+        assert_eq!(drawn.cursor_row, 1);
     }
 
     #[test]
