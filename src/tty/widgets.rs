@@ -955,6 +955,14 @@ mod tests {
         typed(&mut editor, &[Key::ArrowLeft, Key::Del, Key::Backspace]);
         assert_eq!((editor.text().as_str(), editor.cursor), ("ax", 2));
         assert!(!editor.edit(&Key::ArrowUp));
+        // Ctrl-W takes the last word and the spaces after it; spaces alone, to the start.
+        let mut first = LineEditor::default();
+        typed(&mut first, &chars(" one "));
+        typed(&mut first, &[Key::Char('\u{17}')]);
+        assert_eq!((first.text().as_str(), first.cursor), ("", 1));
+        typed(&mut first, &chars("  "));
+        typed(&mut first, &[Key::Char('\u{17}')]);
+        assert_eq!(first.cursor, 0);
     }
 
     fn row_text(row: &Line) -> String {
