@@ -12,7 +12,7 @@
 # It runs in its own copy of the working tree (target/mutants/tree, with its own target
 # folder, kept from run to run so only changed code is rebuilt), in place, one mutant at a
 # time, under nice: the machine is shared. Each module's mutants run only the tests that
-# can see that module (MODULES below), with nextest. Results: target/mutants/out/MODULE/
+# can see that module (MODULES below), with nextest. Results: target/mutants/out/MODULE (/ as _)/
 # mutants.out; at the end a table of caught / missed / timeout / unviable, and every
 # missed mutant that docs/mutants.md does not list as equivalent (exit 1 if there is one).
 set -euo pipefail
@@ -160,7 +160,8 @@ run() {
 
   for module in "${modules[@]}"; do
     IFS='|' read -r _ file targets filter < <(grep "^$module|" <<<"$MODULES")
-    out=$work/out/$module
+    # Flat names: the output of `setup` must not hold (and remove) that of `setup/json`.
+    out=$work/out/${module//\//_}
     rm -rf "$out"
     mkdir -p "$out"
     args=(--in-place --dir "$tree" --file "$file" --output "$out" --no-times)
@@ -181,13 +182,13 @@ summary() {
   unexplained=0
   totals=(0 0 0 0 0 0)
   for module in "${modules[@]}"; do
-    result=$work/out/$module/mutants.out/outcomes.json
+    result=$work/out/${module//\//_}/mutants.out/outcomes.json
     [ -f "$result" ] || { printf '%-16s (no result)\n' "$module"; unexplained=1; continue; }
     read -r total caught missed timeout unviable < <(jq -r \
       '[.total_mutants, .caught, .missed, .timeout, .unviable] | @tsv' "$result")
     viable=$((caught + missed + timeout))
     pct=$(awk -v c="$caught" -v v="$viable" 'BEGIN { printf "%.1f", v ? 100 * c / v : 100 }')
-    seconds=$(cat "$work/out/$module/seconds")
+    seconds=$(cat "$work/out/${module//\//_}/seconds")
     printf '%-16s %6s %6s %6s %7s %8s %7s %6s\n' "$module" "$total" "$caught" "$missed" \
       "$timeout" "$unviable" "$pct" "$seconds"
     totals=($((totals[0] + total)) $((totals[1] + caught)) $((totals[2] + missed)) \
@@ -199,7 +200,7 @@ summary() {
         echo "  missed, not listed as equivalent in docs/mutants.md: $name"
         unexplained=1
       fi
-    done <"$work/out/$module/mutants.out/missed.txt"
+    done <"$work/out/${module//\//_}/mutants.out/missed.txt"
   done
   viable=$((totals[1] + totals[2] + totals[3]))
   printf '%-16s %6s %6s %6s %7s %8s %7s %6s\n' all "${totals[0]}" "${totals[1]}" "${totals[2]}" \
