@@ -727,6 +727,28 @@ mod tests {
     }
 
     #[test]
+    fn page_keys_home_end_and_space_move_and_choose_in_a_single_select() {
+        let q =
+            question(r#"{"question":"x","options":["a",{"label":"b","recommended":true},"c"]}"#);
+        let chose = |index| {
+            Step::Done(Choice::Options {
+                indices: vec![index],
+                other: None,
+            })
+        };
+        assert_eq!(run(&q, vec![Key::PageDown, Key::Enter]), chose(2));
+        assert_eq!(run(&q, vec![Key::PageUp, Key::Enter]), chose(0));
+        assert_eq!(run(&q, vec![Key::End, Key::Enter]), chose(2));
+        assert_eq!(run(&q, vec![Key::Home, Key::Enter]), chose(0));
+        assert_eq!(run(&q, vec![Key::Char('j'), Key::Enter]), chose(2));
+        assert_eq!(run(&q, vec![Key::Char('k'), Key::Enter]), chose(0));
+        // Space chooses the row it is on, as Enter does.
+        assert_eq!(run(&q, vec![Key::Char(' ')]), chose(1));
+        assert_eq!(run(&q, vec![Key::Char('3')]), Step::Continue);
+        assert_eq!(run(&q, vec![Key::Char('3'), Key::Char(' ')]), chose(2));
+    }
+
+    #[test]
     fn other_row_edits_text_and_q_is_a_letter_there() {
         let q = question(r#"{"question":"x","options":["a","b"],"allow_other":true}"#);
         let mut keys = vec![Key::ArrowUp];
