@@ -991,43 +991,34 @@ mod tests {
         row.iter().map(Span::text).collect()
     }
 
+    fn texts(drawn: &EditorRows) -> Vec<String> {
+        drawn.rows.iter().map(row_text).collect()
+    }
+
     #[test]
     fn the_editor_wraps_its_lines_and_finds_the_cursor_row() {
         let paint = Paint { color: false };
         let mut editor = LineEditor::default();
         typed(&mut editor, &chars("abcdefgh\nij"));
         let drawn = editor.rows(paint, None, true, 5);
-        let rows: Vec<String> = drawn.rows.iter().map(row_text).collect();
-        assert_eq!(rows, ["abcde", "fgh", "ij "]);
+        assert_eq!(texts(&drawn), ["abcde", "fgh", "ij "]);
         assert_eq!(drawn.cursor_row, 2);
         typed(&mut editor, &[Key::ArrowUp]);
         editor.move_line(true);
         assert_eq!(editor.rows(paint, None, true, 5).cursor_row, 0);
         // Unfocused: no cursor block; empty: the placeholder.
-        let rows: Vec<String> = editor
-            .rows(paint, None, false, 20)
-            .rows
-            .iter()
-            .map(row_text)
-            .collect();
-        assert_eq!(rows, ["abcdefgh", "ij"]);
+        let drawn = editor.rows(paint, None, false, 20);
+        assert_eq!(texts(&drawn), ["abcdefgh", "ij"]);
         let empty = LineEditor::default().rows(paint, Some("type"), true, 20);
         assert_eq!(row_text(&empty.rows[0]), " type");
         // A line as wide as the window: its line break takes no column unless
         // the cursor is on it.
         let mut full = LineEditor::default();
         typed(&mut full, &chars("abcd\nef"));
-        let rows: Vec<String> = full
-            .rows(paint, None, true, 4)
-            .rows
-            .iter()
-            .map(row_text)
-            .collect();
-        assert_eq!(rows, ["abcd", "ef "]);
+        assert_eq!(texts(&full.rows(paint, None, true, 4)), ["abcd", "ef "]);
         full.cursor = 4;
         let drawn = full.rows(paint, None, true, 4);
-        let rows: Vec<String> = drawn.rows.iter().map(row_text).collect();
-        assert_eq!(rows, ["abcd", " ", "ef"]);
+        assert_eq!(texts(&drawn), ["abcd", " ", "ef"]);
         assert_eq!(drawn.cursor_row, 1);
     }
 
