@@ -22,15 +22,6 @@ pub const ERROR: &str = include_str!("../schemas/error.json");
 impl Schema {
     pub const ALL: [Schema; 4] = [Schema::Input, Schema::Prompt, Schema::Answer, Schema::Error];
 
-    pub fn name(self) -> &'static str {
-        match self {
-            Schema::Input => "input",
-            Schema::Prompt => "prompt",
-            Schema::Answer => "answer",
-            Schema::Error => "error",
-        }
-    }
-
     /// The schema as kept in `schemas/` (pretty-printed).
     pub fn text(self) -> &'static str {
         match self {
@@ -94,17 +85,15 @@ mod tests {
     fn every_schema_is_a_2020_12_object_schema_on_one_line() {
         for schema in Schema::ALL {
             let line = schema.line();
-            assert!(!line.contains('\n'), "{}", schema.name());
+            assert!(!line.contains('\n'), "{schema:?}");
             let value: serde_json::Value = serde_json::from_str(&line).unwrap();
             let original: serde_json::Value = serde_json::from_str(schema.text()).unwrap();
-            assert_eq!(value, original, "{}", schema.name());
+            assert_eq!(value, original, "{schema:?}");
             assert_eq!(
-                value["$schema"],
-                "https://json-schema.org/draft/2020-12/schema",
-                "{}",
-                schema.name()
+                value["$schema"], "https://json-schema.org/draft/2020-12/schema",
+                "{schema:?}"
             );
-            assert_eq!(value["type"], "object", "{}", schema.name());
+            assert_eq!(value["type"], "object", "{schema:?}");
         }
     }
 }

@@ -746,6 +746,8 @@ mod tests {
         assert_eq!(run(&q, vec![Key::Char(' ')]), chose(1));
         assert_eq!(run(&q, vec![Key::Char('3')]), Step::Continue);
         assert_eq!(run(&q, vec![Key::Char('3'), Key::Char(' ')]), chose(2));
+        // A number past the last option moves nothing.
+        assert_eq!(run(&q, vec![Key::Char('4'), Key::Enter]), chose(1));
     }
 
     #[test]
