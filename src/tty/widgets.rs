@@ -848,6 +848,39 @@ mod tests {
     }
 
     #[test]
+    fn options_show_recommended_once_and_descriptions_in_three_rows_at_most() {
+        let paint = Paint { color: false };
+        let q = question(
+            r#"{"question":"x","options":["a",
+                {"label":"b","recommended":true},
+                {"label":"c (Recommended)","recommended":true},
+                {"label":"d","description":"one two three four five six seven eight nine ten eleven"},
+                {"label":"e","description":"one two three x"}]}"#,
+        );
+        let body = Widget::new(&q).body(paint, 20);
+        let blocks: Vec<Vec<String>> = body
+            .blocks
+            .iter()
+            .map(|block| block.iter().map(row_text).collect())
+            .collect();
+        assert_eq!(
+            blocks,
+            [
+                vec!["  1. a"],
+                vec!["❯ 2. b (recommended)"],
+                vec!["  3. c (Recommended)"],
+                vec![
+                    "  4. d",
+                    "     one two three",
+                    "     four five six",
+                    "     seven eight…",
+                ],
+                vec!["  5. e", "     one two three", "     x"],
+            ]
+        );
+    }
+
+    #[test]
     fn every_widget_lists_its_keys() {
         let paint = Paint { color: false };
         let select = question(r#"{"question":"x","options":["a","b","c"],"allow_other":true}"#);
