@@ -1054,6 +1054,37 @@ fn resume(dir: &Path, id: &str, args: &[&str]) -> (i32, String) {
     run_with_input(&mut command, format!(r#"{{"resume":"{id}"}}"#).as_bytes())
 }
 
+/// A resume keeps `--timeout`: a limit ends it (the question kept), and 0
+/// waits for as long as the person takes.
+fn a_resume_keeps_its_own_timeout_and_zero_waits_for_the_answer() {
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let asker = Asker::ask(dir.path(), DATABASE, &["--timeout", "1"]);
+    let id = asker.id.clone();
+    assert_eq!(asker.finish().0, 124);
+
+    let (code, stdout) = resume(dir.path(), &id, &["--timeout", "1"]);
+    assert_eq!(code, 124, "{stdout}");
+    assert_kept(&document(&stdout), &unanswered(&id, false, None), "24 h");
+
+    let folder = dir.path().to_path_buf();
+    let waiting_id = id.clone();
+    let waiting = std::thread::spawn(move || resume(&folder, &waiting_id, &["--timeout", "0"]));
+    // Still waiting after longer than any limit it could have taken from 0.
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        !waiting.is_finished(),
+        "a resume with --timeout 0 ended on its own"
+    );
+    assert_eq!(
+        run(dir.path(), &["inbox", "answer", &id, "--reply", "2"]).0,
+        0
+    );
+    let (code, stdout) = waiting.join().unwrap();
+    assert_eq!((code, document(&stdout)), (0, database_answer(&id, 2)));
+    inbox.stop();
+}
+
 fn document(stdout: &str) -> Value {
     serde_json::from_str(stdout).unwrap_or_else(|e| panic!("{e}: {stdout:?}"))
 }
@@ -1932,6 +1963,7 @@ common::harness::main!(
     the_page_works_with_the_keyboard_and_passes_axe_in_light_and_dark,
     a_timed_out_question_is_answered_in_the_page_then_resumed_and_a_dismissed_one_resumes_cancelled,
     history_lists_every_outcome_exactly_and_expired_ids_are_unknown,
+    a_resume_keeps_its_own_timeout_and_zero_waits_for_the_answer,
     an_mcp_call_times_out_and_resumes_through_the_python_sdk,
     the_notify_command_gets_each_new_questions_prompt_document,
     a_failing_or_slow_notify_command_changes_nothing_and_is_logged,
