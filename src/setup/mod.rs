@@ -1117,10 +1117,13 @@ mod tests {
         assert_eq!(linux.path, Some(OsString::from("/bin")));
         let windows = Env::from_vars(Platform::Windows, PathBuf::from("/h"), vars);
         assert_eq!(windows.appdata, Some(PathBuf::from("/roaming")));
+        // Absolute as the running binary's std sees it: `/xdg` has no drive
+        // on Windows, so it is relative there.
+        let xdg = if cfg!(windows) { r"C:\xdg" } else { "/xdg" };
         let absolute = Env::from_vars(Platform::Linux, PathBuf::from("/h"), |name| {
-            (name == "XDG_CONFIG_HOME").then(|| OsString::from("/xdg"))
+            (name == "XDG_CONFIG_HOME").then(|| OsString::from(xdg))
         });
-        assert_eq!(absolute.xdg_config_home, Some(PathBuf::from("/xdg")));
+        assert_eq!(absolute.xdg_config_home, Some(PathBuf::from(xdg)));
     }
 
     #[test]
