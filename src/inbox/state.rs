@@ -554,18 +554,7 @@ mod tests {
         // flock locks belong to the open file: a second open is refused.
         assert_eq!(dir.lock().unwrap().unwrap_err(), Some(file));
         drop(held);
-        // The lock goes when the last copy of its descriptor closes: a test
-        // elsewhere in this process that starts a child copies every
-        // descriptor into it until its exec closes them (a window that
-        // qemu-user widens to where it was seen to fail), so the lock is
-        // given a few seconds to come free.
-        let free = (0..100).any(|_| {
-            let free = dir.lock().unwrap().is_ok();
-            if !free {
-                std::thread::sleep(std::time::Duration::from_millis(50));
-            }
-            free
-        });
+        let free = crate::platform::files::comes_free(|| dir.lock().unwrap().is_ok());
         assert!(free, "the lock is still held after it was dropped");
     }
 
