@@ -770,3 +770,52 @@ fn a_closed_stdout_ends_the_run_quietly() {
     );
     assert!(out.status.code().is_some(), "not killed by a signal");
 }
+
+// --- READ_ERROR: the file a command is given --------------------------------
+
+/// `prompt FILE` with FILE unreadable: READ_ERROR, exit 1, and a reason a
+/// person can act on.
+fn read_error_reason(path: &std::path::Path) -> String {
+    let path_text = path.to_str().unwrap();
+    let run = run_with(&["prompt", path_text], &[], b"");
+    // The error's path is the file's, as given.
+    let doc = assert_error(&run, "READ_ERROR", Some(path_text), "cannot read");
+    let message = doc["error"]["message"].as_str().unwrap().to_string();
+    let prefix = format!("cannot read {}: ", path.display());
+    let reason = message
+        .strip_prefix(&prefix)
+        .and_then(|rest| rest.strip_suffix("; pass a readable JSON file or - for stdin"))
+        .unwrap_or_else(|| panic!("{message:?}"));
+    reason.to_string()
+}
+
+#[test]
+fn a_folder_or_a_missing_file_is_a_read_error_that_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(read_error_reason(dir.path()), "it is a directory");
+    assert_eq!(
+        read_error_reason(&dir.path().join("missing.json")),
+        "it does not exist"
+    );
+}
+
+/// Any other reason is the system's own words: a path through a file is
+/// "not a directory" (ENOTDIR), which is not "it is a directory".
+#[cfg(unix)]
+#[test]
+fn other_read_errors_keep_the_systems_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("q.json");
+    std::fs::write(&file, r#"{"question":"q","options":["a","b"]}"#).unwrap();
+    let expected = std::io::Error::from_raw_os_error(libc::ENOTDIR).to_string();
+    assert_eq!(read_error_reason(&file.join("x.json")), expected);
+}
+
+#[test]
+fn a_dash_is_standard_input() {
+    let input = br#"{"question":"Which?","options":["a","b"]}"#;
+    let from_dash = run_with(&["prompt", "-"], &[], input);
+    assert_eq!(from_dash.code, 0, "{}", from_dash.stderr);
+    assert_eq!(from_dash.stdout, run_with(&["prompt"], &[], input).stdout);
+    assert_eq!(from_dash.doc()["status"], "ok");
+}
