@@ -773,8 +773,9 @@ fn a_closed_stdout_ends_the_run_quietly() {
 
 // --- READ_ERROR: the file a command is given --------------------------------
 
-/// `prompt FILE` with FILE unreadable: READ_ERROR, exit 1, and a reason a
-/// person can act on.
+/// `prompt FILE` with FILE unreadable: READ_ERROR, exit 1, and the reason
+/// (an_unreadable_file_is_read_error above has a folder and a missing file).
+#[cfg(unix)]
 fn read_error_reason(path: &std::path::Path) -> String {
     let path_text = path.to_str().unwrap();
     let run = run_with(&["prompt", path_text], &[], b"");
@@ -787,16 +788,6 @@ fn read_error_reason(path: &std::path::Path) -> String {
         .and_then(|rest| rest.strip_suffix("; pass a readable JSON file or - for stdin"))
         .unwrap_or_else(|| panic!("{message:?}"));
     reason.to_string()
-}
-
-#[test]
-fn a_folder_or_a_missing_file_is_a_read_error_that_says_so() {
-    let dir = tempfile::tempdir().unwrap();
-    assert_eq!(read_error_reason(dir.path()), "it is a directory");
-    assert_eq!(
-        read_error_reason(&dir.path().join("missing.json")),
-        "it does not exist"
-    );
 }
 
 /// Any other reason is the system's own words: a path through a file is
