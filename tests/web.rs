@@ -16,7 +16,7 @@ use common::bin;
 use common::browser::Browser;
 use common::clients::chromium;
 use common::page::{Page, connect, raw_request, read_response};
-use common::process::output_with_stdin;
+use common::process::{exit_within, output_with_stdin, port_is_closed};
 
 /// A form with every kind; also what the README screenshots show.
 const EVERY_KIND: &str = include_str!("web/every-kind.json");
@@ -303,6 +303,35 @@ fn ctrl_c_cancels_and_closes_the_port() {
     assert_eq!(document["cancelled"], true);
 }
 
+/// A second signal ends the process at once, should the clean stop hang: the
+/// page is stopped (SIGSTOP) while SIGINT and SIGTERM arrive, so that both
+/// are pending when it goes on. The first sets the stop flag, the second
+/// finds it set and exits 130 then and there: no document (the clean stop,
+/// which prints the cancelled one, never ran), and the kernel closes the port.
+fn a_second_signal_ends_the_page_at_once() {
+    let mut page = Page::start(ONE_SELECT, &[]);
+    assert_eq!(page.request("GET", "/form", "").status, 200);
+    for name in ["STOP", "INT", "TERM", "CONT"] {
+        page.signal(name);
+    }
+    let status = exit_within(
+        &mut page.child,
+        Duration::from_secs(20),
+        Duration::from_millis(20),
+    )
+    .expect("the page did not exit");
+    assert_eq!(status.code(), Some(130));
+    let mut stdout = String::new();
+    page.child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    assert_eq!(stdout, "", "the second signal came before any document");
+    assert!(port_is_closed(page.port));
+}
+
 fn timeout_exits_124_without_inventing_an_answer() {
     let started = Instant::now();
     let page = Page::start(ONE_SELECT, &["--timeout", "1"]);
@@ -487,6 +516,7 @@ common::harness::main!(
     a_stalled_request_body_holds_up_neither_answers_nor_the_timeout,
     cancel_by_post_exits_130,
     ctrl_c_cancels_and_closes_the_port,
+    a_second_signal_ends_the_page_at_once,
     timeout_exits_124_without_inventing_an_answer,
     #[cfg(target_os = "linux")]
     listens_on_127_0_0_1_only,
