@@ -656,3 +656,42 @@ fn text_report_shows_control_characters_escaped() {
              make each label unique (at options[1])\n",
         );
 }
+
+/// A symbolic link named `*.json` to a file is checked as that file; one to
+/// a folder is not followed (the folder is walked where it is, if at all).
+#[cfg(unix)]
+#[test]
+fn a_linked_file_is_checked_and_a_linked_folder_is_not_followed() {
+    use std::os::unix::fs::symlink;
+    let base = tempfile::tempdir().unwrap();
+    let tree = base.path().join("tree");
+    fs::create_dir_all(tree.join("sub")).unwrap();
+    fs::write(
+        tree.join("real.json"),
+        r#"{"question":"Ok?","type":"confirm"}"#,
+    )
+    .unwrap();
+    fs::write(tree.join("sub/inner.json"), "{}").unwrap();
+    symlink("real.json", tree.join("alias.json")).unwrap();
+    symlink("sub", tree.join("linked.json")).unwrap();
+    let output = ask_user(base.path())
+        .args(["check", "--format", "json", "tree"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let files: Vec<(&str, &str)> = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap(), f["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            ("tree/alias.json", "valid"),
+            ("tree/real.json", "valid"),
+            ("tree/sub/inner.json", "invalid"),
+        ]
+    );
+}
