@@ -76,7 +76,7 @@ tty/terminal|src/tty/terminal.rs|--lib --test tty_screen --test tty_pty --test t
 tty/plain|src/tty/plain.rs|--lib --test tty_plain|all()
 tty/bell|src/tty/bell.rs|--lib --test tty_pty --test tty_plain|all()
 tty/sys/unix|src/tty/sys/unix.rs|--lib --test tty_screen --test tty_pty --test tty_plain --test tty_no_tty|all()
-platform/paths|src/platform/paths.rs|--lib --test setup --test inbox_tokens|all()
+platform/paths|src/platform/paths.rs|--lib --test setup --test inbox_tokens --test inbox --test mcp|kind(lib) | binary(setup) | binary(inbox_tokens) | test(/^(the_state_folder|fallback_web_open)/)
 platform/files|src/platform/files.rs|--lib --test setup --test inbox_tokens|all()
 platform/net|src/platform/net.rs|--lib --test web --test web_hostile|not test(/^browser_/)
 platform/shell|src/platform/shell.rs|--lib --test inbox|test(/notif|^platform::/)

@@ -121,6 +121,56 @@ fn inbox_answer_and_inbox_cancel_from_another_process_give_0_and_130() {
     inbox.stop();
 }
 
+/// Without ASK_USER_STATE_DIR the state folder is `$XDG_STATE_HOME/ask_user`,
+/// else `~/.local/state/ask_user` (an empty variable is unset), and with
+/// neither the error says what to set: read from NO_INBOX's message.
+fn the_state_folder_defaults_to_xdg_state_home_then_home() {
+    let base = state();
+    let list = |vars: &[(&str, &std::path::Path)]| {
+        let mut command = command(base.path(), &["inbox", "list"]);
+        command
+            .env_remove("ASK_USER_STATE_DIR")
+            .env_remove("XDG_STATE_HOME")
+            .env_remove("HOME");
+        for (name, value) in vars {
+            command.env(name, value);
+        }
+        let out = command.stdin(Stdio::null()).output().unwrap();
+        (
+            out.status.code().unwrap(),
+            String::from_utf8(out.stdout).unwrap(),
+        )
+    };
+    let home = base.path().join("home");
+    let xdg = base.path().join("xdg");
+    let missing = |file: std::path::PathBuf| {
+        format!("no inbox is running ({} does not exist)", file.display())
+    };
+    assert_error(
+        list(&[("HOME", &home)]),
+        "NO_INBOX",
+        &missing(home.join(".local/state/ask_user/inbox.json")),
+    );
+    assert_error(
+        list(&[("HOME", &home), ("XDG_STATE_HOME", &xdg)]),
+        "NO_INBOX",
+        &missing(xdg.join("ask_user/inbox.json")),
+    );
+    assert_error(
+        list(&[
+            ("HOME", &home),
+            ("XDG_STATE_HOME", std::path::Path::new("")),
+        ]),
+        "NO_INBOX",
+        &missing(home.join(".local/state/ask_user/inbox.json")),
+    );
+    assert_error(
+        list(&[]),
+        "NO_INBOX",
+        "no inbox is running: no state folder is known (set ASK_USER_STATE_DIR or HOME)",
+    );
+}
+
 fn every_error_of_the_verbs_has_its_code_message_and_exit_code() {
     let dir = state();
     // No inbox at all.
@@ -1940,6 +1990,7 @@ common::harness::main!(
     a_card_whose_asker_leaves_says_how_long_it_is_kept,
     inbox_answer_and_inbox_cancel_from_another_process_give_0_and_130,
     every_error_of_the_verbs_has_its_code_message_and_exit_code,
+    the_state_folder_defaults_to_xdg_state_home_then_home,
     askers_without_an_inbox_say_no_inbox_or_fall_back,
     ask_auto_and_execute_with_ask_user_ui_go_to_the_running_inbox,
     the_askers_own_timeout_signals_and_kill_leave_its_question_as_collect_later_says,
