@@ -163,6 +163,33 @@ fn plain_mode_times_out_without_picking_the_default() {
     );
 }
 
+/// A half-typed line is dropped when the form times out: it never reaches
+/// what reads the terminal next (here the shell's `read`, standing in for
+/// the shell the person typed into).
+#[test]
+fn a_half_typed_line_is_dropped_at_the_timeout() {
+    let dir = common::pty::run_dir();
+    let input = dir.join("input.json");
+    std::fs::write(&input, DATABASE).unwrap();
+    let out = dir.join("out.json");
+    let mut cmd = common::pty::reporting_shell(
+        r#"input=$1 bin=$2 out=$3
+"$bin" ask "$input" --ui plain --timeout 1 > "$out"
+rc=$?
+IFS= read -r line
+echo "next read: [$line]"
+(exit $rc)"#,
+    );
+    cmd.arg(&input).arg(bin()).arg(&out);
+    let mut run = common::pty::spawn(cmd, out);
+    run.expect("Answer: ").keys("half");
+    // Said after the line was dropped; the shell reads once ask_user exits.
+    run.expect("Timed out").keys("end\r");
+    run.expect("next read: [end]");
+    let done = run.finish();
+    assert_unanswered_plain(&done, 124, "timedOut");
+}
+
 fn assert_unanswered_plain(done: &Finished, code: i32, flag: &str) {
     assert_eq!(done.code, code, "{}", done.document);
     assert_eq!(done.document["answered"], false);

@@ -177,6 +177,26 @@ fn text_is_edited_and_required() {
     );
 }
 
+/// A paste arrives as many keys at once: the frame is drawn once they are
+/// all handled, not once per key (300 redraws of a growing line over a slow
+/// link would be seconds of flicker).
+#[test]
+fn a_paste_is_drawn_once_not_per_key() {
+    let input = r#"{"questions":[{"question":"Name?","type":"text"}]}"#;
+    let mut run = start(input, &[]);
+    run.expect("Name?");
+    let before = run.transcript.len();
+    let pasted = "x".repeat(300);
+    run.keys(&pasted).expect("xxxxxxxxxx").keys("\r");
+    let done = run.finish();
+    assert_eq!(done.answers()[0]["values"], serde_json::json!([pasted]));
+    // Each frame starts by clearing to the end of the screen.
+    let frames = String::from_utf8_lossy(&done.screen[before..])
+        .matches("\x1b[J")
+        .count();
+    assert!(frames < 20, "{frames} frames drawn for one paste and Enter");
+}
+
 #[test]
 fn a_text_question_that_is_not_required_can_be_skipped() {
     let input = r#"{"questions":[{"question":"Notes?","type":"text","required":false}]}"#;

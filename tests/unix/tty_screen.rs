@@ -385,6 +385,29 @@ fn in_tmux_a_narrowed_window_shows_the_new_frame_and_nothing_else() {
     );
 }
 
+/// However the form ends, its frame is taken off the screen: what stays is
+/// the summary the face prints after it (answered, cancelled, timed out).
+fn the_frame_is_removed_when_the_form_ends() {
+    let input = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"]}"#;
+    let window = (100, 30);
+    for (keys, args, summary) in [
+        ("\r", &[][..], "Which database?: PostgreSQL"),
+        ("\x1b", &[], "Cancelled"),
+        ("", &["--timeout", "1"], "Timed out"),
+    ] {
+        let mut run = Ask::new(input).args(args).start();
+        run.expect(FRAME_END).keys(keys);
+        let done = run.finish();
+        let rows: Vec<String> = screen(&done.screen, window, None)
+            .filled()
+            .into_iter()
+            .map(|row| row.trim_end().to_string())
+            .collect();
+        assert_eq!(rows.len(), 1, "{keys:?}: {rows:#?}");
+        assert!(rows[0].contains(summary), "{keys:?}: {rows:#?}");
+    }
+}
+
 common::harness::main!(
     ctrl_j_and_alt_enter_start_new_lines_in_a_text_answer,
     other_takes_several_lines_too,
@@ -393,4 +416,5 @@ common::harness::main!(
     narrowing_the_window_leaves_no_rows_of_the_old_frame,
     the_selected_row_is_marked_without_colour,
     in_tmux_a_narrowed_window_shows_the_new_frame_and_nothing_else,
+    the_frame_is_removed_when_the_form_ends,
 );
