@@ -69,6 +69,12 @@ fn inbox_answer_and_inbox_cancel_from_another_process_give_0_and_130() {
     assert_eq!(listed[0]["inboxId"], first.id.as_str(), "oldest first");
     assert!(listed[0]["source"]["cwd"].as_str().is_some());
     assert_eq!(listed[0]["source"]["pid"], first.child.id());
+    // Nothing names the asker: the name is its parent's, this test's own
+    // process (read from /proc on Linux).
+    if cfg!(target_os = "linux") {
+        let own = std::fs::read_to_string("/proc/self/comm").unwrap();
+        assert_eq!(listed[0]["source"]["name"], own.trim());
+    }
     assert!(listed[0]["askedAt"].as_str().unwrap().ends_with('Z'));
     assert!(
         listed[0].get("expiresAt").is_none(),

@@ -23,7 +23,8 @@ pub fn command(dir: &Path, args: &[&str]) -> Command {
         .env_remove("TOOLBOX_ACTION")
         .env_remove("ASK_USER_INBOX")
         .env_remove("ASK_USER_TOKEN")
-        .env_remove("ASK_USER_UI");
+        .env_remove("ASK_USER_UI")
+        .env_remove("ASK_USER_SOURCE");
     without_tty(&mut command);
     command
 }
