@@ -422,6 +422,43 @@ fn no_token_is_401_and_there_is_no_oauth_anywhere() {
     inbox.stop();
 }
 
+/// The MCP SDK's own responses on /mcp keep their kind of body: an event
+/// stream for a request, JSON for its JSON error (a client's response that
+/// no request of this stateless server awaits), plain text for its refusal
+/// of an `Accept` it cannot serve. Anything else would be sent as text.
+fn the_sdks_responses_keep_their_content_type() {
+    let inbox = Inbox::start();
+    let bearer = format!("Bearer {}", inbox.token);
+    let content_type = |response: &Response| response.header("Content-Type").map(str::to_string);
+    let stream = inbox.post_mcp(&[("Authorization", &bearer)], INITIALIZE);
+    assert_eq!(stream.status, 200, "{}", stream.body);
+    assert_eq!(content_type(&stream).as_deref(), Some("text/event-stream"));
+    let json = inbox.post_mcp(
+        &[("Authorization", &bearer)],
+        r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
+    );
+    assert_eq!(json.status, 400, "{}", json.body);
+    assert_eq!(content_type(&json).as_deref(), Some("application/json"));
+    let host = inbox.host();
+    let text = inbox.send(
+        "POST",
+        "/mcp",
+        &[
+            ("Host", &host),
+            ("Authorization", &bearer),
+            ("Content-Type", "application/json"),
+            ("Accept", "text/html"),
+        ],
+        INITIALIZE.as_bytes(),
+    );
+    assert_eq!(text.status, 406, "{}", text.body);
+    assert_eq!(
+        content_type(&text).as_deref(),
+        Some("text/plain; charset=utf-8")
+    );
+    inbox.stop();
+}
+
 /// A foreign Origin is 403 even with the token; our own is served. A
 /// rebinding Host (a name that resolves here, or our address on another
 /// port) is refused before anything else.
@@ -724,6 +761,7 @@ common::harness::main!(
     a_question_whose_call_ended_is_answered_from_the_cli_and_resumed_over_http,
     a_whole_tool_input_fits_and_a_larger_body_is_refused,
     no_token_is_401_and_there_is_no_oauth_anywhere,
+    the_sdks_responses_keep_their_content_type,
     a_foreign_origin_is_403_and_a_rebinding_host_is_refused,
     stalled_bodies_and_floods_on_mcp_do_not_block_the_persons_answer,
     claude_code_calls_ask_user_over_http_and_gets_the_answer_from_the_inbox,
