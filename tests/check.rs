@@ -468,6 +468,18 @@ fn documents_that_the_binary_would_not_print_are_rejected() {
             "answers[0].note",
             "answers[0].note must not be empty",
         ),
+        // A null inside an array is found too, with its index.
+        (
+            r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["a",null]}]}"#.to_string(),
+            "answers[0].values[1]",
+            "answers[0].values[1] is null; ask_user omits an absent value, so remove the key",
+        ),
+        // The message names the kind of document the object was read as.
+        (
+            r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[],"extra":1}"#.to_string(),
+            "extra",
+            "not a valid answer document: unknown field `extra`, expected one of `tool`, `version`, `status`, `answered`, `cancelled`, `timedOut`, `pending`, `reason`, `inboxId`, `hint`, `answers`; remove it",
+        ),
         (
             format!(
                 r#"{{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{{"questionId":"q1","values":["a"],"note":"{}"}}]}}"#,
@@ -492,6 +504,22 @@ fn documents_that_the_binary_would_not_print_are_rejected() {
                     && error["message"] == message
             }));
     }
+}
+
+/// A text at its limit is valid; one character more is not (above).
+#[test]
+fn a_note_of_exactly_1000_characters_is_valid() {
+    let document = format!(
+        r#"{{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{{"questionId":"q1","values":["a"],"note":"{}"}}]}}"#,
+        "n".repeat(1000)
+    );
+    ask_user(Path::new(ROOT))
+        .args(["check", "-"])
+        .write_stdin(document)
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("ask_user check: 1 file valid\n");
 }
 
 #[test]
