@@ -294,6 +294,20 @@ fn cancel_by_post_exits_130() {
     );
 }
 
+/// `/decline` is the MCP URL page's alone (tests/mcp_url.rs): on a page
+/// `ask --ui web` serves it is not found, by POST or GET, and ends nothing.
+fn the_plain_page_has_no_decline() {
+    let page = Page::start(ONE_SELECT, &[]);
+    assert_eq!(page.request("POST", "/decline", "{}").status, 404);
+    assert_eq!(page.request("GET", "/decline", "").status, 404);
+    assert_eq!(page.request("GET", "/form", "").status, 200, "still open");
+    page.signal("INT");
+    let (code, document) = page.finish();
+    assert_eq!(code, 130);
+    assert_eq!(document["cancelled"], true);
+    assert!(document.get("reason").is_none(), "{document}");
+}
+
 fn ctrl_c_cancels_and_closes_the_port() {
     let page = Page::start(ONE_SELECT, &[]);
     assert_eq!(page.request("GET", "/form", "").status, 200);
@@ -516,6 +530,7 @@ common::harness::main!(
     a_stalled_request_body_holds_up_neither_answers_nor_the_timeout,
     cancel_by_post_exits_130,
     ctrl_c_cancels_and_closes_the_port,
+    the_plain_page_has_no_decline,
     a_second_signal_ends_the_page_at_once,
     timeout_exits_124_without_inventing_an_answer,
     #[cfg(target_os = "linux")]

@@ -101,6 +101,14 @@ const scenarios = {
 
   // URL-mode elicitation: the person declines on the page.
   async "url-decline"(page) {
+    // Decline is a POST: a GET of it is "method not allowed" on this page
+    // (on a page without Decline it is not found: tests/web.rs).
+    const status = await page.evaluate(async () => {
+      const token = new URLSearchParams(location.search).get("token");
+      const init = { headers: { Authorization: "Bearer " + token }, cache: "no-store" };
+      return (await fetch("/decline", init)).status;
+    });
+    if (status !== 405) fail(`GET /decline gave ${status}, not 405`);
     await page.click("#decline");
     await expectFinal(page, "declined", "Declined");
   },
