@@ -325,10 +325,13 @@ const BROKEN: &[(&str, &str, Option<&str>)] = &[
     ("answer/empty-custom-text.json", "INVALID_FIELD", Some("answers[0].customText")),
     ("answer/empty-note.json", "INVALID_FIELD", Some("answers[0].note")),
     ("answer/inbox-id-malformed.json", "INVALID_FIELD", Some("inboxId")),
+    ("answer/kept-id-31-digits.json", "INVALID_FIELD", Some("inboxId")),
+    ("answer/kept-id-not-hex.json", "INVALID_FIELD", Some("inboxId")),
     ("answer/kept-id-when-not-pending.json", "INVALID_FIELD", Some("inboxId")),
     ("answer/missing-timed-out.json", "INVALID_FIELD", Some("timedOut")),
     ("answer/note-too-long.json", "INVALID_FIELD", Some("answers[0].note")),
     ("answer/option-id-zero.json", "INVALID_FIELD", Some("answers[0].optionIds[0]")),
+    ("answer/option-ids-repeated.json", "INVALID_FIELD", Some("answers[0].optionIds")),
     ("answer/pending-and-timed-out.json", "INVALID_FIELD", Some("pending")),
     ("answer/pending-without-hint.json", "INVALID_FIELD", Some("pending")),
     ("answer/reason-when-answered.json", "INVALID_FIELD", Some("reason")),
@@ -359,12 +362,14 @@ const BROKEN: &[(&str, &str, Option<&str>)] = &[
     ("prompt/boolean-format-for-select.json", "INVALID_FIELD", Some("prompt.answer_format")),
     ("prompt/confirm-default-maybe.json", "INVALID_FIELD", Some("prompt.default")),
     ("prompt/missing-answer-format.json", "INVALID_FIELD", Some("prompt.answer_format")),
+    ("prompt/multi-default-repeated.json", "INVALID_FIELD", Some("prompt.default")),
     ("prompt/null-context.json", "INVALID_FIELD", Some("prompt.context")),
     ("prompt/one-item-prompts.json", "INVALID_FIELD", Some("prompts")),
     ("prompt/prompt-and-prompts.json", "INVALID_FIELD", Some("prompts")),
     ("prompt/required-true.json", "INVALID_FIELD", Some("prompt.required")),
     ("prompt/single-context-outside.json", "INVALID_FIELD", Some("context")),
     ("prompt/status-done.json", "INVALID_FIELD", Some("status")),
+    ("prompt/text-default-blank.json", "INVALID_FIELD", Some("prompt.default")),
     ("prompt/text-with-options.json", "INVALID_FIELD", Some("prompt.options")),
     ("prompt/unknown-key.json", "INVALID_FIELD", Some("prompt.colour")),
 ];
@@ -503,6 +508,28 @@ fn documents_that_the_binary_would_not_print_are_rejected() {
                     && error["path"] == path
                     && error["message"] == message
             }));
+    }
+}
+
+/// Documents the binary prints are valid as printed: a confirm prompt with
+/// its default (`yes` read as yes), and a pending document whose id is an
+/// MCP server's own (32 hex digits, docs/mcp.md).
+#[test]
+fn a_confirm_default_and_a_kept_pending_id_are_valid() {
+    let confirm = ask_user(Path::new(ROOT))
+        .args(["prompt"])
+        .write_stdin(r#"{"question":"Go?","type":"confirm","default":"yes"}"#)
+        .output()
+        .unwrap();
+    assert_eq!(confirm.status.code(), Some(0));
+    let pending = r#"{"tool":"ask_user","version":1,"status":"ok","answered":false,"cancelled":false,"timedOut":false,"pending":true,"inboxId":"9c1f27d04b8e4a6f8f3c2b1a0e9d8c7b","hint":"Nobody answered yet.","answers":[]}"#;
+    for document in [confirm.stdout, pending.as_bytes().to_vec()] {
+        ask_user(Path::new(ROOT))
+            .args(["check", "-"])
+            .write_stdin(document)
+            .assert()
+            .code(0)
+            .stderr("ask_user check: 1 file valid\n");
     }
 }
 
