@@ -335,6 +335,7 @@ const BROKEN: &[(&str, &str, Option<&str>)] = &[
     ("answer/pending-and-timed-out.json", "INVALID_FIELD", Some("pending")),
     ("answer/pending-without-hint.json", "INVALID_FIELD", Some("pending")),
     ("answer/reason-when-answered.json", "INVALID_FIELD", Some("reason")),
+    ("answer/text-two-values.json", "INVALID_FIELD", Some("answers[0].values")),
     ("answer/unknown-key.json", "INVALID_FIELD", Some("answers[0].confidence")),
     ("answer/version-2.json", "INVALID_FIELD", Some("version")),
     ("error/empty-message.json", "INVALID_FIELD", Some("error.message")),
@@ -512,10 +513,10 @@ fn documents_that_the_binary_would_not_print_are_rejected() {
 }
 
 /// Documents the binary prints are valid as printed: a confirm prompt with
-/// its default (`yes` read as yes), and a pending document whose id is an
-/// MCP server's own (32 hex digits, docs/mcp.md).
+/// its default, a pending document whose id is an MCP server's own (32 hex
+/// digits, docs/mcp.md), and an answer with Other's text.
 #[test]
-fn a_confirm_default_and_a_kept_pending_id_are_valid() {
+fn a_confirm_default_a_kept_pending_id_and_other_text_are_valid() {
     let confirm = ask_user(Path::new(ROOT))
         .args(["prompt"])
         .write_stdin(r#"{"question":"Go?","type":"confirm","default":"yes"}"#)
@@ -523,7 +524,13 @@ fn a_confirm_default_and_a_kept_pending_id_are_valid() {
         .unwrap();
     assert_eq!(confirm.status.code(), Some(0));
     let pending = r#"{"tool":"ask_user","version":1,"status":"ok","answered":false,"cancelled":false,"timedOut":false,"pending":true,"inboxId":"9c1f27d04b8e4a6f8f3c2b1a0e9d8c7b","hint":"Nobody answered yet.","answers":[]}"#;
-    for document in [confirm.stdout, pending.as_bytes().to_vec()] {
+    // Other's text is the last of the values, and customText.
+    let other = r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["a","my own"],"optionIds":["1"],"customText":"my own"}]}"#;
+    for document in [
+        confirm.stdout,
+        pending.as_bytes().to_vec(),
+        other.as_bytes().to_vec(),
+    ] {
         ask_user(Path::new(ROOT))
             .args(["check", "-"])
             .write_stdin(document)
