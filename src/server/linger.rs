@@ -106,3 +106,72 @@ pub async fn linger(stream: &TcpStream) {
     };
     let _ = tokio::time::timeout(LINGER_TIME, drain).await;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::time::Instant;
+
+    /// A connected pair: the client (blocking) and the server's end.
+    async fn pair() -> (std::net::TcpStream, TcpStream) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (server, _) = listener.accept().await.unwrap();
+        (client, server)
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    /// A client that sends less than LINGER_BYTES and stays connected is
+    /// drained until LINGER_TIME: the drain does not stop after a first read.
+    #[test]
+    fn a_client_that_sends_a_little_and_stays_is_drained_for_the_whole_time() {
+        runtime().block_on(async {
+            let (mut client, server) = pair().await;
+            client.write_all(&[b'x'; 16 * 1024]).unwrap();
+            let started = Instant::now();
+            linger(&server).await;
+            let took = started.elapsed();
+            assert!(took >= LINGER_TIME - Duration::from_millis(50), "{took:?}");
+            drop(client);
+        });
+    }
+
+    /// A client that closes ends the drain at once, and one that keeps
+    /// sending is cut off after LINGER_BYTES, both well before LINGER_TIME.
+    #[test]
+    fn a_closed_client_or_linger_bytes_end_the_drain_early() {
+        runtime().block_on(async {
+            let (mut client, server) = pair().await;
+            client.write_all(b"a little").unwrap();
+            drop(client);
+            let started = Instant::now();
+            linger(&server).await;
+            assert!(started.elapsed() < LINGER_TIME, "{:?}", started.elapsed());
+
+            let (client, server) = pair().await;
+            let sender = std::thread::spawn(move || {
+                let mut client = client;
+                // Far more than LINGER_BYTES; fails once the server closes.
+                let chunk = [b'y'; 16 * 1024];
+                for _ in 0..64 {
+                    if client.write_all(&chunk).is_err() {
+                        break;
+                    }
+                }
+                client
+            });
+            let started = Instant::now();
+            linger(&server).await;
+            assert!(started.elapsed() < LINGER_TIME, "{:?}", started.elapsed());
+            drop(server);
+            drop(sender.join().unwrap());
+        });
+    }
+}
