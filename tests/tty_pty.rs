@@ -233,6 +233,36 @@ fn confirm_answers_with_y_n_or_its_default() {
     );
 }
 
+/// The highlighted row is coloured (cyan) unless NO_COLOR is set and not
+/// empty, or the terminal is dumb (the full UI forced with `--ui tty`).
+#[test]
+fn colour_is_used_unless_no_color_or_a_dumb_terminal() {
+    const CYAN: &[u8] = b"\x1b[1;36m";
+    for (term, no_color, coloured) in [
+        ("xterm-256color", None, true),
+        ("xterm-256color", Some(""), true),
+        ("xterm-256color", Some("1"), false),
+        ("dumb", None, false),
+    ] {
+        let mut ask = common::pty::Ask::new(DATABASE)
+            .args(&["--ui", "tty"])
+            .env("TERM", term);
+        if let Some(value) = no_color {
+            ask = ask.env("NO_COLOR", value);
+        }
+        let mut run = ask.start();
+        run.expect("Redis").keys("\r");
+        let done = run.finish();
+        assert_eq!(done.code, 0, "{}", done.document);
+        let cyan = done.screen.windows(CYAN.len()).any(|w| w == CYAN);
+        assert_eq!(cyan, coloured, "TERM={term} NO_COLOR={no_color:?}");
+        assert!(
+            done.screen.contains(&0x1b),
+            "still styled: bold, dim, reverse"
+        );
+    }
+}
+
 #[test]
 fn esc_cancels_a_select() {
     let mut run = start(DATABASE, &[]);
