@@ -308,6 +308,45 @@ fn the_plain_page_has_no_decline() {
     assert!(document.get("reason").is_none(), "{document}");
 }
 
+/// A client that resets its connection in the middle of a request head
+/// (SO_LINGER 0, then close): the server sees the reset as an error and
+/// drops the connection; it neither spins on it nor stops answering.
+#[cfg(target_os = "linux")]
+fn a_reset_connection_is_dropped_without_spinning() {
+    use std::os::fd::AsRawFd;
+    let page = Page::start(ONE_SELECT, &[]);
+    let mut stream = connect(page.port);
+    let head = format!("GET /form HTTP/1.1\r\nHost: {}\r\nX-Half: ", page.host());
+    stream.write_all(head.as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let linger = libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    };
+    // SAFETY: a valid socket and a linger struct of the size given.
+    let set = unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&raw const linger).cast(),
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(set, 0);
+    drop(stream); // a reset, not a close
+    let before = common::process::cpu_ticks(page.child.id());
+    std::thread::sleep(Duration::from_secs(1));
+    let spent = common::process::cpu_ticks(page.child.id()) - before;
+    assert!(
+        spent < 30,
+        "{spent} ticks of CPU in the second after a reset"
+    );
+    assert_eq!(page.request("GET", "/form", "").status, 200);
+    page.signal("INT");
+    assert_eq!(page.finish().0, 130);
+}
+
 fn ctrl_c_cancels_and_closes_the_port() {
     let page = Page::start(ONE_SELECT, &[]);
     assert_eq!(page.request("GET", "/form", "").status, 200);
@@ -530,6 +569,8 @@ common::harness::main!(
     a_stalled_request_body_holds_up_neither_answers_nor_the_timeout,
     cancel_by_post_exits_130,
     ctrl_c_cancels_and_closes_the_port,
+    #[cfg(target_os = "linux")]
+    a_reset_connection_is_dropped_without_spinning,
     the_plain_page_has_no_decline,
     a_second_signal_ends_the_page_at_once,
     timeout_exits_124_without_inventing_an_answer,
