@@ -166,6 +166,13 @@ mod tests {
         assert_eq!(fit(&[Span::plain("abcdef")], 4), "abc…");
         assert_eq!(fit(&[Span::plain("文档文档")], 5), "文档…");
         assert_eq!(fit(&[Span::plain("abc")], 3), "abc");
+        // Nothing after the cut, not even a zero-width mark at the start of
+        // a later span (it would come with that span's style).
+        let cut = [Span::plain("abcdef"), Span::styled("1", "\u{301}x")];
+        assert_eq!(fit(&cut, 4), "abc…");
+        // A row that fits is kept whole, a zero-width mark at its end too.
+        let whole = [Span::plain("abc"), Span::styled("1", "\u{301}")];
+        assert_eq!(fit(&whole, 3), "abc\x1b[1m\u{301}\x1b[0m");
     }
 
     #[test]
