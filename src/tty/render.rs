@@ -173,6 +173,8 @@ mod tests {
         // A row that fits is kept whole, a zero-width mark at its end too.
         let whole = [Span::plain("abc"), Span::styled("1", "\u{301}")];
         assert_eq!(fit(&whole, 3), "abc\x1b[1m\u{301}\x1b[0m");
+        // No room at all: not even the ellipsis.
+        assert_eq!(fit(&[Span::plain("abc")], 0), "");
     }
 
     #[test]
