@@ -19,14 +19,15 @@ use common::bin;
 use common::browser::Browser;
 use common::clients::{chromium, mcp_python, prometheus_python, tests_dir};
 use common::inbox::{
-    Asker, Inbox, assert_error, command, run, run_with_input, signal, state, until,
+    Asker, Inbox, assert_error, command, run, run_with_input, run_with_input_within, signal, state,
+    until,
 };
 use common::page::{connect, read_response};
+use common::process::json_client;
 #[cfg(unix)]
 use common::process::refusing_port;
 #[cfg(target_os = "linux")]
 use common::process::{cpu_ticks, memory_kib};
-use common::process::{exit_with_one_line, exit_within, json_client};
 
 const DATABASE: &str = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"]}"#;
 const EXTRAS: &str =
@@ -1121,30 +1122,9 @@ fn a_resume_keeps_its_own_timeout_and_zero_waits_for_the_answer() {
 
     // Bounded: a resume that lost its limit would wait for ever.
     let mut limited = command(dir.path(), &["ask", "--ui", "inbox", "-", "--timeout", "1"]);
-    let mut child = limited
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
     let input = format!(r#"{{"resume":"{id}"}}"#);
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let ended = exit_within(
-        &mut child,
-        Duration::from_secs(20),
-        Duration::from_millis(50),
-    );
-    if ended.is_none() {
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("a resume with --timeout 1 was still waiting after 20 s");
-    }
-    let (code, stdout) = exit_with_one_line(&mut child, Duration::from_secs(1));
+    let (code, stdout) =
+        run_with_input_within(&mut limited, input.as_bytes(), Duration::from_secs(20));
     assert_eq!(code, 124, "{stdout}");
     assert_kept(&document(&stdout), &unanswered(&id, false, None), "24 h");
 

@@ -240,6 +240,27 @@ pub fn run(dir: &Path, args: &[&str]) -> (i32, String) {
 /// Runs `command` to its end with `input` on stdin (a child that exits
 /// before reading it, as on NO_TTY, is fine): (code, stdout).
 pub fn run_with_input(command: &mut Command, input: &[u8]) -> (i32, String) {
+    finished(spawn_fed(command, input))
+}
+
+/// As [`run_with_input`], for a run that must end within `limit`: one still
+/// running then is killed, and the test fails.
+pub fn run_with_input_within(
+    command: &mut Command,
+    input: &[u8],
+    limit: Duration,
+) -> (i32, String) {
+    let mut child = spawn_fed(command, input);
+    if exit_within(&mut child, limit, Duration::from_millis(50)).is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("still running after {limit:?}: {command:?}");
+    }
+    finished(child)
+}
+
+/// `command` started with `input` written to its stdin, stdout piped.
+fn spawn_fed(command: &mut Command, input: &[u8]) -> Child {
     let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -247,6 +268,11 @@ pub fn run_with_input(command: &mut Command, input: &[u8]) -> (i32, String) {
         .spawn()
         .unwrap();
     let _ = child.stdin.take().unwrap().write_all(input);
+    child
+}
+
+/// The exit code and stdout of `child`, once it ends.
+fn finished(child: Child) -> (i32, String) {
     let out = child.wait_with_output().unwrap();
     (
         out.status.code().unwrap(),
