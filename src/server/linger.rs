@@ -128,6 +128,79 @@ mod tests {
             .unwrap()
     }
 
+    /// A write larger than the socket's buffers waits for the client to read
+    /// (the WouldBlock arm) instead of failing, and every byte arrives.
+    #[test]
+    fn a_write_past_the_socket_buffer_waits_for_the_reader() {
+        use tokio::io::AsyncWriteExt;
+        runtime().block_on(async {
+            let (client, server) = pair().await;
+            let reader = std::thread::spawn(move || {
+                use std::io::Read;
+                let mut client = client;
+                // Let the buffers fill before the first read.
+                std::thread::sleep(Duration::from_millis(200));
+                let mut received = Vec::new();
+                client.read_to_end(&mut received).unwrap();
+                received.len()
+            });
+            let mut shared = SharedStream(Arc::new(server));
+            let payload = vec![b'z'; 8 * 1024 * 1024];
+            shared.write_all(&payload).await.unwrap();
+            shared.shutdown().await.unwrap();
+            drop(shared);
+            assert_eq!(reader.join().unwrap(), payload.len());
+        });
+    }
+
+    /// A write to a client that is gone fails, and does not spin: only
+    /// WouldBlock is waited out. (The writer has a thread of its own: a
+    /// spinning poll would never give a timer in its runtime a turn.)
+    #[test]
+    fn a_write_to_a_closed_client_fails() {
+        use tokio::io::AsyncWriteExt;
+        let (done, outcome) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            runtime().block_on(async {
+                let (client, server) = pair().await;
+                drop(client);
+                let mut shared = SharedStream(Arc::new(server));
+                let chunk = [b'w'; 64 * 1024];
+                loop {
+                    if let Err(e) = shared.write_all(&chunk).await {
+                        let _ = done.send(e.kind());
+                        return;
+                    }
+                }
+            })
+        });
+        let kind = outcome
+            .recv_timeout(Duration::from_secs(10))
+            .expect("writes to a closed client must fail, not spin");
+        assert_ne!(kind, io::ErrorKind::WouldBlock);
+    }
+
+    /// Shutting the shared stream down ends the client's reading: it sees
+    /// end of file, not a connection that stays open.
+    #[test]
+    fn shutdown_ends_the_clients_reading() {
+        use std::io::Read;
+        use tokio::io::AsyncWriteExt;
+        runtime().block_on(async {
+            let (mut client, server) = pair().await;
+            let mut shared = SharedStream(Arc::new(server));
+            shared.write_all(b"last words").await.unwrap();
+            shared.shutdown().await.unwrap();
+            client
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .unwrap();
+            let mut received = Vec::new();
+            client.read_to_end(&mut received).unwrap();
+            assert_eq!(received, b"last words");
+            drop(shared);
+        });
+    }
+
     /// A client that sends less than LINGER_BYTES and stays connected is
     /// drained until LINGER_TIME: the drain does not stop after a first read.
     #[test]
