@@ -372,6 +372,38 @@ fn several_questions_are_asked_in_turn_and_summarized() {
     done.assert_terminal_restored();
 }
 
+/// A form's context is printed once above several questions (their frames
+/// show only each question's own); a single question shows it in its frame,
+/// under the question, not above it as well.
+#[test]
+fn a_forms_context_heads_several_questions_and_sits_under_a_single_one() {
+    let input = r#"{"context":"form-wide context","questions":[
+        {"question":"First?","type":"confirm"},{"question":"Second?","type":"confirm"}]}"#;
+    let mut run = start(input, &[]);
+    run.expect("Question 1 of 2")
+        .keys("y")
+        .expect("Question 2 of 2")
+        .keys("y");
+    let done = run.finish();
+    assert_eq!(done.code, 0, "{}", done.document);
+    let screen = done.screen_text();
+    let context = screen.find("form-wide context");
+    let first = screen.find("First?").unwrap();
+    assert!(context.is_some_and(|at| at < first), "{screen:?}");
+
+    let input =
+        r#"{"context":"the only context","questions":[{"question":"Only?","type":"confirm"}]}"#;
+    let mut run = start(input, &[]);
+    run.expect("the only context").keys("y");
+    let done = run.finish();
+    assert_eq!(done.code, 0, "{}", done.document);
+    let screen = done.screen_text();
+    let question = screen.find("Only?").unwrap();
+    let context = screen.find("the only context").unwrap();
+    assert!(question < context, "the context came first: {screen:?}");
+    done.assert_terminal_restored();
+}
+
 #[test]
 fn a_hostile_label_reaches_the_terminal_only_as_harmless_text() {
     let input = serde_json::json!({
