@@ -977,6 +977,33 @@ fn stdin_eof_ends_the_server_quietly() {
     assert!(output.stdout.is_empty());
 }
 
+/// Diagnostics go to stderr, one prefixed line each: a malformed
+/// notification (which JSON-RPC never answers) is logged there and ignored.
+/// (That the server goes on after one: malformed_traffic_gets_json_rpc_errors….)
+fn a_malformed_notification_is_logged_on_stderr() {
+    let lines = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": "not an object"}),
+    ];
+    let input: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    let output = output_with_stdin(
+        Command::new(bin()).arg("mcp").stderr(Stdio::piped()),
+        input.as_bytes(),
+    )
+    .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr
+            .lines()
+            .any(|line| line == "ask_user mcp: ignored a malformed notification"),
+        "{stderr}"
+    );
+}
+
 fn a_panic_in_mcp_mode_reports_on_stderr_not_on_the_protocol_stream() {
     let output = Command::new(bin())
         .arg("mcp")
@@ -1056,6 +1083,7 @@ common::harness::main!(
     a_2025_06_18_client_gets_enum_names_and_one_checkbox_per_option,
     a_reply_that_answers_nothing_is_invalid_reply,
     stdin_eof_ends_the_server_quietly,
+    a_malformed_notification_is_logged_on_stderr,
     a_panic_in_mcp_mode_reports_on_stderr_not_on_the_protocol_stream,
     mcp_rejects_a_bad_fallback_as_usage_error,
     mcp_timeout_takes_decimal_seconds_and_rejects_more_than_a_day,
