@@ -204,6 +204,40 @@ fn fallback_web_takes_the_answer_posted_on_the_page() {
     );
 }
 
+/// `--fallback auto` with no inbox running (an empty state folder, no
+/// `ASK_USER_INBOX`) serves the answer page, as `--fallback web` does.
+#[test]
+fn fallback_auto_without_an_inbox_serves_the_page() {
+    let state = tempfile::tempdir().unwrap();
+    let mut command = Command::new(bin());
+    command
+        .args(["mcp", "--fallback", "auto"])
+        .env("ASK_USER_STATE_DIR", state.path())
+        .env_remove("ASK_USER_INBOX")
+        .env_remove("ASK_USER_TOKEN");
+    let mut raw = Raw::spawn(command);
+    raw.initialize("2025-11-25", json!({}));
+    raw.call(1, &question(), None);
+    let notice = raw.next();
+    assert_eq!(notice["method"], "notifications/message", "{notice}");
+    let data = notice["params"]["data"].as_str().unwrap();
+    let url = data
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .expect("the page's address");
+    let response = post(url, "/answer", r#"{"answers":[{"optionIds":["1"]}]}"#);
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    let result = result_of(&raw, 1);
+    assert_eq!(result["isError"], false, "{result}");
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains(r#""values":["PostgreSQL"]"#),
+        "{result}"
+    );
+}
+
 #[test]
 fn mcp_timeout_accepts_exactly_one_day_and_nothing_longer() {
     let starts = |timeout: &str| {
