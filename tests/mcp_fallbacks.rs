@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use serde_json::{Value, json};
 
 use common::mcp_raw::Raw;
-use common::process::without_tty;
+use common::process::{spawn_inbox, without_tty};
 use common::{bin, run_with};
 
 /// What the model reads next to a relayed prompt document.
@@ -236,6 +236,51 @@ fn fallback_auto_without_an_inbox_serves_the_page() {
             .contains(r#""values":["PostgreSQL"]"#),
         "{result}"
     );
+}
+
+/// `--fallback auto` with an inbox running asks there: the call's pending
+/// document names an inbox question, and the inbox lists it.
+#[test]
+fn fallback_auto_with_an_inbox_asks_in_the_inbox() {
+    let state = tempfile::tempdir().unwrap();
+    let (inbox, line) = spawn_inbox(&mut Command::new(bin()), state.path(), |_| {});
+    let _inbox = KillOnDrop(inbox);
+    assert!(line.contains("http://127.0.0.1:"), "{line}");
+    let mut command = Command::new(bin());
+    command
+        .args(["mcp", "--fallback", "auto", "--wait", "0.5"])
+        .env("ASK_USER_STATE_DIR", state.path())
+        .env_remove("ASK_USER_INBOX")
+        .env_remove("ASK_USER_TOKEN");
+    let mut raw = Raw::spawn(command);
+    raw.initialize("2025-11-25", json!({}));
+    raw.call(1, &question(), None);
+    let result = result_of(&raw, 1);
+    let document = &result["structuredContent"];
+    assert_eq!(document["pending"], true, "{result}");
+    let id = document["inboxId"].as_str().expect("an inbox question");
+    let listed = Command::new(bin())
+        .args(["inbox", "list"])
+        .env("ASK_USER_STATE_DIR", state.path())
+        .env_remove("ASK_USER_INBOX")
+        .env_remove("ASK_USER_TOKEN")
+        .output()
+        .unwrap();
+    assert!(listed.status.success(), "{listed:?}");
+    assert!(
+        String::from_utf8_lossy(&listed.stdout).contains(&format!(r#""inboxId":"{id}""#)),
+        "{listed:?}"
+    );
+}
+
+/// Ends a child process however the test ends.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 #[test]
