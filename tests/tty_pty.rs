@@ -366,6 +366,8 @@ fn several_questions_are_asked_in_turn_and_summarized() {
             {"questionId":"name","values":["demo"]}])
     );
     let screen = done.screen_text();
+    // The header leads the question's first row while it is asked.
+    assert!(screen.contains("[Database] "), "{screen:?}");
     assert!(screen.contains("✓ Database: PostgreSQL"), "{screen:?}");
     assert!(screen.contains("✓ Features?: Auth"), "{screen:?}");
     assert!(screen.contains("✓ Name?: demo"), "{screen:?}");
