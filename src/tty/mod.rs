@@ -734,6 +734,57 @@ mod tests {
         assert_eq!(fitted(3), ["q", "o1", "h"]);
     }
 
+    /// When the list does not fit, the cursor's block is shown with the
+    /// blocks after it, then before it, as far as the list's budget goes; a
+    /// long question keeps no more than half the rows from the list.
+    #[test]
+    fn a_long_list_is_shown_around_the_cursor_and_gets_half_the_rows() {
+        let body = |cursor_block| Body {
+            blocks: (1..=10).map(|n| vec![line(&format!("o{n}"))]).collect(),
+            cursor_block,
+            hints: Vec::new(),
+            warning: None,
+        };
+        let fitted = |head: Vec<Line>, cursor, max| {
+            texts(&fit_height(
+                Vec::new(),
+                head,
+                body(cursor),
+                vec![line("h")],
+                max,
+            ))
+        };
+        let q = || vec![line("q")];
+        // 5 rows for the list: from the cursor downwards first.
+        assert_eq!(fitted(q(), 0, 7), ["q", "o1", "o2", "o3", "o4", "o5", "h"]);
+        // At the end, the blocks before it fill the budget.
+        assert_eq!(fitted(q(), 9, 7), ["q", "o6", "o7", "o8", "o9", "o10", "h"]);
+        // In the middle: after, then before, in turn.
+        assert_eq!(fitted(q(), 4, 7), ["q", "o3", "o4", "o5", "o6", "o7", "h"]);
+        // Blocks are shown whole or not at all: two blocks of two rows
+        // leave one of the 5 rows empty rather than show half an option.
+        let described = Body {
+            blocks: (1..=10)
+                .map(|n| vec![line(&format!("o{n}")), line(&format!("d{n}"))])
+                .collect(),
+            cursor_block: 4,
+            hints: Vec::new(),
+            warning: None,
+        };
+        assert_eq!(
+            texts(&fit_height(Vec::new(), q(), described, vec![line("h")], 7)),
+            ["q", "o5", "d5", "o6", "d6", "h"]
+        );
+        // A question of 10 rows leaves the list half of the 12 rows.
+        let head: Vec<Line> = (1..=10).map(|n| line(&format!("q{n}"))).collect();
+        assert_eq!(
+            fitted(head, 0, 13),
+            [
+                "q1", "q2", "q3", "q4", "q5", "q6", "o1", "o2", "o3", "o4", "o5", "o6", "h"
+            ]
+        );
+    }
+
     #[test]
     fn the_trail_line_names_the_header_or_the_shortened_question() {
         let p = prompt(&format!(
