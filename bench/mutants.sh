@@ -90,7 +90,7 @@ mcp/wire|src/mcp/wire.rs|--lib --test mcp --test mcp_fallbacks|not test(/^(pytho
 mcp/server|src/mcp/server.rs|--lib --test mcp --test mcp_fallbacks|not test(/^(python_sdk|typescript_sdk)/)
 mcp/fallback|src/mcp/fallback.rs|--lib --test mcp_fallbacks --test mcp_web|all()
 mcp/progress|src/mcp/progress.rs|--lib --test mcp --test mcp_wait|not test(/^(python_sdk|typescript_sdk)/)
-mcp/page|src/mcp/page.rs|--lib --test mcp_fallbacks --test mcp_web --test mcp_wait|all()
+mcp/page|src/mcp/page.rs|--lib --test mcp --test mcp_fallbacks --test mcp_web --test mcp_wait|not test(/^(python_sdk|typescript_sdk)/)
 mcp/http|src/mcp/http.rs|--lib --test mcp_http|all()
 mcp/url|src/mcp/url.rs|--lib --test mcp_url|all()
 mcp/app|src/mcp/app.rs|--lib --test mcp_app|all()

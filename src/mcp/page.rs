@@ -212,3 +212,20 @@ fn page_options(options: &Options, timeout: Option<Duration>) -> WebOptions {
         interrupt: None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kept page forgotten under its call (past `MAX_KEPT`) ends the call
+    /// as cancelled: a document, never an empty result.
+    #[test]
+    fn a_page_forgotten_under_its_call_gives_the_cancelled_document() {
+        let result = closed("abcd1234");
+        assert_eq!(result.is_error, Some(false));
+        let document = result.structured_content.expect("a document");
+        assert_eq!(document["cancelled"], true, "{document}");
+        assert_eq!(document["answered"], false, "{document}");
+        assert_eq!(document["status"], "ok", "{document}");
+    }
+}
