@@ -775,6 +775,29 @@ mod tests {
             texts(&fit_height(Vec::new(), q(), described, vec![line("h")], 7)),
             ["q", "o5", "d5", "o6", "d6", "h"]
         );
+        // Blocks of different heights: each is measured by its own rows.
+        let uneven = |blocks: &[&[&str]], max| {
+            let body = Body {
+                blocks: blocks
+                    .iter()
+                    .map(|rows| rows.iter().map(|row| line(row)).collect())
+                    .collect(),
+                cursor_block: 2,
+                hints: Vec::new(),
+                warning: None,
+            };
+            texts(&fit_height(Vec::new(), q(), body, vec![line("h")], max))
+        };
+        let (a, b, c): (&[&str], &[&str], &[&str]) = (&["a"], &["b"], &["c1", "c2", "c3"]);
+        assert_eq!(
+            uneven(&[a, b, c, &["d"]], 6),
+            ["q", "c1", "c2", "c3", "d", "h"]
+        );
+        assert_eq!(uneven(&[a, b, c], 6), ["q", "b", "c1", "c2", "c3", "h"]);
+        assert_eq!(
+            uneven(&[a, b, c, &["d1", "d2", "d3"]], 8),
+            ["q", "c1", "c2", "c3", "d1", "d2", "d3", "h"]
+        );
         // A question of 10 rows leaves the list half of the 12 rows.
         let head: Vec<Line> = (1..=10).map(|n| line(&format!("q{n}"))).collect();
         assert_eq!(
