@@ -217,6 +217,18 @@ fn page_options(options: &Options, timeout: Option<Duration>) -> WebOptions {
 mod tests {
     use super::*;
 
+    /// Notices are wanted at notice level and below it, not above.
+    #[test]
+    fn notices_are_shown_at_notice_and_more_verbose_levels() {
+        use LoggingLevel::*;
+        for level in [Debug, Info, Notice] {
+            assert!(shows_notices(level), "{level:?}");
+        }
+        for level in [Warning, Error, Critical, Alert, Emergency] {
+            assert!(!shows_notices(level), "{level:?}");
+        }
+    }
+
     /// A kept page forgotten under its call (past `MAX_KEPT`) ends the call
     /// as cancelled: a document, never an empty result.
     #[test]
