@@ -275,6 +275,7 @@ pub async fn serve_stdio(server: AskUserServer) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn reply(line: &str) -> Value {
         match classify(line.as_bytes()) {
@@ -299,6 +300,76 @@ mod tests {
         let no_version = reply(r#"{"id":"x","method":"tools/list"}"#);
         assert_eq!(no_version["id"], "x");
         assert_eq!(no_version["error"]["code"], INVALID_REQUEST);
+    }
+
+    /// A request rmcp cannot read but whose envelope is sound (version,
+    /// an integer or string id, a method) is invalid params, with its id,
+    /// negative ids included; without the version it is an invalid request.
+    #[test]
+    fn a_sound_envelope_around_bad_params_is_invalid_params() {
+        for (line, id) in [
+            (
+                r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":5}"#,
+                json!(7),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":-5,"method":"tools/call","params":5}"#,
+                json!(-5),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"s","method":"ping","params":[1]}"#,
+                json!("s"),
+            ),
+        ] {
+            let error = reply(line);
+            assert_eq!(error["id"], id, "{line}");
+            assert_eq!(error["error"]["code"], INVALID_PARAMS, "{line}: {error}");
+        }
+        let line = r#"{"jsonrpc":"1.0","id":-5,"method":"tools/call","params":5}"#;
+        let error = reply(line);
+        assert_eq!(error["id"], -5, "{line}");
+        assert_eq!(error["error"]["code"], INVALID_REQUEST, "{line}: {error}");
+    }
+
+    fn lines_of(input: &[u8]) -> Vec<Result<Vec<u8>, &'static str>> {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(async {
+                // A small buffer: a line arrives in many pieces, none of
+                // which ends exactly at the limit.
+                let mut reader = tokio::io::BufReader::with_capacity(1000, input);
+                let mut line = Vec::new();
+                let mut read = Vec::new();
+                loop {
+                    match read_line(&mut reader, &mut line).await.unwrap() {
+                        LineRead::Line => read.push(Ok(line.clone())),
+                        LineRead::TooLong => read.push(Err("too long")),
+                        LineRead::Eof => return read,
+                    }
+                }
+            })
+    }
+
+    /// Lines up to 4 MiB are read whole; a longer one is skipped to its end,
+    /// and the next line is read as usual.
+    #[test]
+    fn lines_up_to_4_mib_are_read_and_longer_ones_skipped() {
+        const MIB: usize = 1024 * 1024;
+        for (size, whole) in [(3 * MIB, true), (4 * MIB, true), (4 * MIB + 1, false)] {
+            let mut input = vec![b'x'; size];
+            input.extend_from_slice(b"\nnext\n");
+            let read = lines_of(&input);
+            assert_eq!(read.len(), 2, "{size}");
+            if whole {
+                assert_eq!(read[0].as_ref().map(Vec::len), Ok(size), "{size}");
+            } else {
+                assert_eq!(read[0], Err("too long"), "{size}");
+            }
+            assert_eq!(read[1], Ok(b"next".to_vec()), "{size}");
+        }
+        // A last line without its newline is still a line.
+        assert_eq!(lines_of(b"a\nb"), [Ok(b"a".to_vec()), Ok(b"b".to_vec())]);
     }
 
     #[test]
