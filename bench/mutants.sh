@@ -92,7 +92,7 @@ mcp/fallback|src/mcp/fallback.rs|--lib --test mcp_fallbacks --test mcp_web|all()
 mcp/progress|src/mcp/progress.rs|--lib --test mcp --test mcp_wait|not test(/^(python_sdk|typescript_sdk)/)
 mcp/page|src/mcp/page.rs|--lib --test mcp --test mcp_fallbacks --test mcp_web --test mcp_wait|not test(/^(python_sdk|typescript_sdk)/)
 mcp/http|src/mcp/http.rs|--lib --test mcp_http|all()
-mcp/url|src/mcp/url.rs|--lib --test mcp_url|all()
+mcp/url|src/mcp/url.rs|--lib --test mcp_url --test mcp_fallbacks|all()
 mcp/app|src/mcp/app.rs|--lib --test mcp_app|all()
 inbox|src/inbox/mod.rs|--lib --test team_inbox --test inbox_tokens|test(/^inbox::tests::|^a_token_kept_in_the_store|^sigterm_drains|^a_token_added/)
 EOF
