@@ -12,7 +12,7 @@ use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
 use common::bin;
-use common::pty::{Ask, Finished, Run};
+use common::pty::{Ask, Finished, Run, reporting_shell, run_dir, spawn};
 
 const DATABASE: &str = r#"{"question":"Which database?","options":[
   {"label":"PostgreSQL","description":"relational, mature","recommended":true},
@@ -460,5 +460,52 @@ fn the_guide_shows_the_text_these_tests_assert() {
     assert!(
         section.contains(&format!("```\n{DATABASE_HEARD}\n```")),
         "docs/terminal.md's Screen readers example differs from DATABASE_HEARD"
+    );
+}
+
+/// Plain mode on a terminal a program left raw: for the question it turns
+/// the terminal's own line editing on (echo, erase, Enter's CR read as the
+/// end of the line, CR LF written for a new line, Ctrl-C as a signal), and
+/// puts the raw settings back when it ends, answered or cancelled.
+#[test]
+fn plain_mode_on_a_raw_terminal_edits_lines_and_leaves_it_raw() {
+    let on_raw = |keys: &str| -> Finished {
+        let dir = run_dir();
+        let input = dir.join("input.json");
+        std::fs::write(&input, r#"{"question":"Name?","type":"text"}"#).unwrap();
+        let out = dir.join("out.json");
+        let mut command = reporting_shell(
+            r#"input=$1 bin=$2 out=$3
+cooked=$(stty -g)
+stty raw -echo -iexten
+raw=$(stty -g)
+cat "$input" | "$bin" ask --ui plain > "$out"
+rc=$?
+now=$(stty -g)
+stty "$cooked"
+if [ "$now" = "$raw" ]; then echo "raw=kept;"; else echo "raw=lost;"; fi
+(exit $rc)"#,
+        );
+        command.arg(&input).arg(bin()).arg(&out);
+        let mut run = spawn(command, out);
+        run.expect("Answer: ").keys(keys);
+        run.finish()
+    };
+
+    let done = on_raw("ab\x7fc\r");
+    assert_eq!(done.code, 0, "{}", done.document);
+    assert_eq!(done.answers()[0]["values"], serde_json::json!(["ac"]));
+    let screen = done.screen_text();
+    assert!(screen.contains("Name?\r\n"), "no CR LF: {screen:?}");
+    assert!(screen.contains("Answer: ab"), "no echo: {screen:?}");
+    assert!(screen.contains("raw=kept;"), "{screen:?}");
+
+    let done = on_raw("\x03");
+    assert_eq!(done.code, 130, "{}", done.document);
+    assert_eq!(done.document["cancelled"], true);
+    assert!(
+        done.screen_text().contains("raw=kept;"),
+        "{:?}",
+        done.screen_text()
     );
 }
