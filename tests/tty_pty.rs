@@ -12,7 +12,7 @@ mod common;
 
 use std::process::Command;
 
-use common::pty::{assert_unanswered, start, start_mcp_tty};
+use common::pty::{Ask, assert_unanswered, start, start_mcp_tty};
 
 const DOWN: &str = "\x1b[B";
 const UP: &str = "\x1b[A";
@@ -436,6 +436,28 @@ fn a_hostile_label_reaches_the_terminal_only_as_harmless_text() {
         done.answers()[0]["values"][0],
         "safe\u{1b}]0;pwned\u{7}label"
     );
+    done.assert_terminal_restored();
+}
+
+/// A terminal that reports no width or no height (0) is taken as 80 × 24:
+/// nothing is cut to a zero-wide window, and a list is not squeezed into
+/// the smallest frame.
+#[test]
+fn a_window_without_a_size_is_taken_as_80_by_24() {
+    const LONG: &str = "alpha-bravo-charlie-delta-echo-foxtrot";
+    let input = serde_json::json!({"question": "Which?", "options": [LONG, "short"]}).to_string();
+    for (columns, rows) in [(0, 30), (0, 0)] {
+        let mut run = Ask::new(&input).window(columns, rows).start();
+        run.expect(LONG).expect("short").keys("\r");
+        let done = run.finish();
+        assert_eq!(done.answers()[0]["values"][0], LONG, "{columns}×{rows}");
+    }
+    let options: Vec<String> = ('a'..='j').map(|c| format!("option-{c}")).collect();
+    let input = serde_json::json!({"question": "Which?", "options": options}).to_string();
+    let mut run = Ask::new(&input).window(100, 0).start();
+    run.expect("option-j").keys("\r");
+    let done = run.finish();
+    assert_eq!(done.answers()[0]["values"][0], "option-a");
     done.assert_terminal_restored();
 }
 
