@@ -588,6 +588,11 @@ fn malformed_traffic_gets_json_rpc_errors_and_the_server_goes_on() {
         raw.ping(100 + i as u64);
     }
 
+    // Blank lines, and lines of spaces, are skipped without an answer.
+    raw.send("");
+    raw.send(" \t ");
+    raw.ping(150);
+
     // A malformed notification gets no answer (JSON-RPC never answers those).
     raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":[]}}"#);
     raw.ping(200);
@@ -1004,6 +1009,55 @@ fn a_malformed_notification_is_logged_on_stderr() {
     );
 }
 
+/// A host that closed the server's stdout (it went away, its stdin still
+/// open) ends the server at the next line the server must answer itself,
+/// rather than leaving it to wait for the end of stdin.
+fn a_server_whose_stdout_is_gone_ends_at_its_next_answer() {
+    use std::io::Write;
+    let mut child = Command::new(bin())
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().unwrap();
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"}}});
+    let _ = writeln!(stdin, "{initialize}");
+    // Lines only the server's own filter answers, until it is gone.
+    let mut ended = None;
+    for _ in 0..50 {
+        if writeln!(stdin, "{{oops").is_err() {
+            break;
+        }
+        ended = exit_within(
+            &mut child,
+            Duration::from_millis(100),
+            Duration::from_millis(10),
+        );
+        if ended.is_some() {
+            break;
+        }
+    }
+    let ended = ended.or_else(|| {
+        exit_within(
+            &mut child,
+            Duration::from_secs(1),
+            Duration::from_millis(10),
+        )
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        ended.is_some(),
+        "the server still ran 5 s after its stdout closed"
+    );
+    drop(stdin);
+}
+
 fn a_panic_in_mcp_mode_reports_on_stderr_not_on_the_protocol_stream() {
     let output = Command::new(bin())
         .arg("mcp")
@@ -1084,6 +1138,7 @@ common::harness::main!(
     a_reply_that_answers_nothing_is_invalid_reply,
     stdin_eof_ends_the_server_quietly,
     a_malformed_notification_is_logged_on_stderr,
+    a_server_whose_stdout_is_gone_ends_at_its_next_answer,
     a_panic_in_mcp_mode_reports_on_stderr_not_on_the_protocol_stream,
     mcp_rejects_a_bad_fallback_as_usage_error,
     mcp_timeout_takes_decimal_seconds_and_rejects_more_than_a_day,
