@@ -52,6 +52,21 @@ fn descriptions_are_shown_under_their_labels_and_the_recommended_option_is_prese
     assert_eq!(done.answers()[0]["values"][0], "PostgreSQL");
 }
 
+/// An arrow key whose bytes arrive in two reads (ESC, then "[B" a moment
+/// later, as over a slow link) is still one arrow, not Esc and two letters.
+/// (The gap, 5 ms, is well inside the 25 ms the terminal waits for the rest.)
+#[test]
+fn an_arrow_split_across_reads_is_one_key() {
+    let mut run = start(DATABASE, &[]);
+    run.expect("Redis").keys(ESC);
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    run.keys("[B").expect("SQLite").keys("\r");
+    let done = run.finish();
+    assert_eq!(done.code, 0, "{}", done.document);
+    assert_eq!(done.answers()[0]["values"][0], "SQLite");
+    done.assert_terminal_restored();
+}
+
 #[test]
 fn vim_keys_and_digits_move_the_cursor() {
     let mut run = start(DATABASE, &[]);
