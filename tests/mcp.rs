@@ -972,6 +972,27 @@ fn a_reply_that_answers_nothing_is_invalid_reply() {
     );
 }
 
+/// Raw, so it runs where no SDK is installed: a declined form is cancelled
+/// with the reason `declined`, a cancelled one has no reason; neither is an
+/// answer.
+fn a_declined_form_is_declined_and_a_cancelled_one_cancelled() {
+    for (action, reason) in [("decline", json!("declined")), ("cancel", Value::Null)] {
+        let mut raw = Raw::start(&["mcp"]);
+        raw.initialize("2025-11-25", json!({"elicitation": {}}));
+        raw.call(1, &json!({"question": "Pick", "options": ["a", "b"]}), None);
+        let form = raw.next();
+        assert_eq!(form["method"], "elicitation/create", "{form}");
+        raw.send(
+            &json!({"jsonrpc": "2.0", "id": form["id"], "result": {"action": action}}).to_string(),
+        );
+        let reply = raw.next();
+        let document = &reply["result"]["structuredContent"];
+        assert_eq!(document["cancelled"], true, "{action}: {reply}");
+        assert_eq!(document["answered"], false, "{action}: {reply}");
+        assert_eq!(document["reason"], reason, "{action}: {reply}");
+    }
+}
+
 fn stdin_eof_ends_the_server_quietly() {
     let output = Command::new(bin())
         .arg("mcp")
@@ -1136,6 +1157,7 @@ common::harness::main!(
     a_waiting_call_reports_progress_when_asked,
     a_2025_06_18_client_gets_enum_names_and_one_checkbox_per_option,
     a_reply_that_answers_nothing_is_invalid_reply,
+    a_declined_form_is_declined_and_a_cancelled_one_cancelled,
     stdin_eof_ends_the_server_quietly,
     a_malformed_notification_is_logged_on_stderr,
     a_server_whose_stdout_is_gone_ends_at_its_next_answer,
