@@ -993,6 +993,53 @@ fn a_declined_form_is_declined_and_a_cancelled_one_cancelled() {
     }
 }
 
+/// 2026-07-28 (no server-to-client requests), raw: the form comes back in
+/// an `input_required` result whose `requestState` holds the deadline. A
+/// retry before it with the reply is answered; after it, with or without a
+/// reply, it is timed out; before it without a reply, the form again.
+fn a_stateless_form_keeps_its_deadline_in_the_request_state() {
+    let mut raw = Raw::start(&["mcp"]);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}});
+    let mut send = |id: u64, extra: Value| {
+        let mut params = json!({"name": "ask_user", "_meta": meta,
+            "arguments": {"question": "Go?", "type": "confirm", "timeout": 600_000}});
+        params
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        raw.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+                .to_string(),
+        );
+        raw.next()["result"].clone()
+    };
+    let first = send(1, json!({}));
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    let state = first["requestState"].as_str().unwrap().to_string();
+    assert!(state.starts_with("deadline-ms:"), "{state}");
+    let accept = json!({"ask_user": {"action": "accept", "content": {"q1": true}}});
+
+    let again = send(2, json!({"requestState": state}));
+    assert_eq!(again["resultType"], "input_required", "{again}");
+    let answered = send(3, json!({"requestState": state, "inputResponses": accept}));
+    assert_eq!(
+        answered["structuredContent"]["answers"][0]["values"],
+        json!(["yes"]),
+        "{answered}"
+    );
+    let past = "deadline-ms:1";
+    for (id, extra) in [
+        (4, json!({"requestState": past, "inputResponses": accept})),
+        (5, json!({"requestState": past})),
+    ] {
+        let late = send(id, extra);
+        assert_eq!(late["structuredContent"]["timedOut"], true, "{late}");
+        assert_eq!(late["structuredContent"]["answered"], false, "{late}");
+    }
+}
+
 fn stdin_eof_ends_the_server_quietly() {
     let output = Command::new(bin())
         .arg("mcp")
@@ -1158,6 +1205,7 @@ common::harness::main!(
     a_2025_06_18_client_gets_enum_names_and_one_checkbox_per_option,
     a_reply_that_answers_nothing_is_invalid_reply,
     a_declined_form_is_declined_and_a_cancelled_one_cancelled,
+    a_stateless_form_keeps_its_deadline_in_the_request_state,
     stdin_eof_ends_the_server_quietly,
     a_malformed_notification_is_logged_on_stderr,
     a_server_whose_stdout_is_gone_ends_at_its_next_answer,
