@@ -316,6 +316,61 @@ fn ctrl_c_cancels_and_restores_the_terminal() {
     assert_unanswered(&run.finish(), 130, "cancelled");
 }
 
+/// A form waiting for a key sleeps (no CPU while idle), and a SIGTERM from
+/// another process puts the terminal back (settings, cursor) before the
+/// process dies of it.
+#[test]
+fn an_idle_form_sleeps_and_a_sigterm_restores_the_terminal() {
+    let dir = common::pty::run_dir();
+    let input = dir.join("input.json");
+    std::fs::write(&input, DATABASE).unwrap();
+    let out = dir.join("out.json");
+    let pid_file = dir.join("pid");
+    let mut command = common::pty::reporting_shell(
+        r#"input=$1 bin=$2 out=$3 pid=$4
+cat "$input" | "$bin" ask > "$out" &
+echo $! > "$pid"
+wait $!"#,
+    );
+    command
+        .arg(&input)
+        .arg(common::bin())
+        .arg(&out)
+        .arg(&pid_file);
+    let mut run = common::pty::spawn(command, out);
+    run.expect("Redis");
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    // utime + stime, in clock ticks (fields 14 and 15 of /proc/PID/stat).
+    let cpu = || -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .unwrap()
+            .1
+            .split_whitespace()
+            .collect();
+        fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+    };
+    let before = cpu();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let spent = cpu() - before;
+    assert!(spent <= 2, "{spent} clock ticks of CPU in 3 idle seconds");
+    let status = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(status.success());
+    // No document: the process died of the signal (finish() wants one).
+    let (shown, rc) = run.session.exp_regex(r"rc=\d+;").unwrap();
+    assert_eq!(rc, "rc=143;", "died of SIGTERM: {shown:?}");
+    assert!(
+        shown.contains("\x1b[?25h"),
+        "the cursor is shown again: {shown:?}"
+    );
+    let (_, restored) = run.session.exp_regex(r"tty=\w+;").unwrap();
+    assert_eq!(restored, "tty=restored;");
+}
+
 #[test]
 fn timeout_gives_timed_out_never_the_default() {
     // The input's own timeout (10 s) is overridden by --timeout.
