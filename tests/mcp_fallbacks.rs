@@ -182,10 +182,9 @@ fn post(url: &str, path: &str, body: &str) -> String {
     response
 }
 
-#[test]
-fn fallback_web_takes_the_answer_posted_on_the_page() {
-    let mut raw = Raw::start(&["mcp", "--fallback", "web"]);
-    raw.initialize("2025-11-25", json!({}));
+/// Calls the tool with `question()`, takes the page's address from the log
+/// notice, posts `option` there, and returns the call's result.
+fn answered_on_the_announced_page(raw: &mut Raw, option: &str) -> Value {
     raw.call(1, &question(), None);
     let notice = raw.next();
     assert_eq!(notice["method"], "notifications/message", "{notice}");
@@ -194,10 +193,19 @@ fn fallback_web_takes_the_answer_posted_on_the_page() {
         .split_whitespace()
         .find(|w| w.starts_with("http://127.0.0.1:"))
         .expect("the page's address");
-    let response = post(url, "/answer", r#"{"answers":[{"optionIds":["2"]}]}"#);
+    let body = json!({"answers": [{"optionIds": [option]}]}).to_string();
+    let response = post(url, "/answer", &body);
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
-    let result = result_of(&raw, 1);
+    let result = result_of(raw, 1);
     assert_eq!(result["isError"], false, "{result}");
+    result
+}
+
+#[test]
+fn fallback_web_takes_the_answer_posted_on_the_page() {
+    let mut raw = Raw::start(&["mcp", "--fallback", "web"]);
+    raw.initialize("2025-11-25", json!({}));
+    let result = answered_on_the_announced_page(&mut raw, "2");
     assert_eq!(
         result["content"][0]["text"],
         r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["SQLite"],"optionIds":["2"]}]}"#
@@ -217,18 +225,7 @@ fn fallback_auto_without_an_inbox_serves_the_page() {
         .env_remove("ASK_USER_TOKEN");
     let mut raw = Raw::spawn(command);
     raw.initialize("2025-11-25", json!({}));
-    raw.call(1, &question(), None);
-    let notice = raw.next();
-    assert_eq!(notice["method"], "notifications/message", "{notice}");
-    let data = notice["params"]["data"].as_str().unwrap();
-    let url = data
-        .split_whitespace()
-        .find(|w| w.starts_with("http://127.0.0.1:"))
-        .expect("the page's address");
-    let response = post(url, "/answer", r#"{"answers":[{"optionIds":["1"]}]}"#);
-    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
-    let result = result_of(&raw, 1);
-    assert_eq!(result["isError"], false, "{result}");
+    let result = answered_on_the_announced_page(&mut raw, "1");
     assert!(
         result["content"][0]["text"]
             .as_str()

@@ -343,17 +343,7 @@ wait $!"#,
         .unwrap()
         .trim()
         .to_string();
-    // utime + stime, in clock ticks (fields 14 and 15 of /proc/PID/stat).
-    let cpu = || -> u64 {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-        let fields: Vec<&str> = stat
-            .rsplit_once(')')
-            .unwrap()
-            .1
-            .split_whitespace()
-            .collect();
-        fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
-    };
+    let cpu = || common::process::cpu_ticks(pid.parse().unwrap());
     let before = cpu();
     std::thread::sleep(std::time::Duration::from_secs(3));
     let spent = cpu() - before;
