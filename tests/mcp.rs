@@ -1002,19 +1002,9 @@ fn a_stateless_form_keeps_its_deadline_in_the_request_state() {
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
         "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"}});
-    let mut send = |id: u64, extra: Value| {
-        let mut params = json!({"name": "ask_user", "_meta": meta,
-            "arguments": {"question": "Go?", "type": "confirm", "timeout": 600_000}});
-        params
-            .as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
-        raw.send(
-            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
-                .to_string(),
-        );
-        raw.next()["result"].clone()
-    };
+    let params = json!({"name": "ask_user", "_meta": meta,
+        "arguments": {"question": "Go?", "type": "confirm", "timeout": 600_000}});
+    let mut send = |id: u64, extra: Value| raw.call_with(id, &params, &extra)["result"].clone();
     let first = send(1, json!({}));
     assert_eq!(first["resultType"], "input_required", "{first}");
     let state = first["requestState"].as_str().unwrap().to_string();

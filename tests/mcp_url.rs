@@ -442,19 +442,9 @@ fn error_document(response: &Value) -> Value {
 /// gave (or gave before a restart) finds no page: UNKNOWN_QUESTION.
 fn a_request_state_the_server_never_gave_is_unknown_question() {
     let mut raw = Raw::start(&["mcp"]);
-    let send = |raw: &mut Raw, id: u64, extra: Value| {
-        let mut params = json!({"name": "ask_user", "_meta": modern_meta(),
-            "arguments": {"question": "Go?", "type": "text"}});
-        params
-            .as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
-        raw.send(
-            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
-                .to_string(),
-        );
-        raw.next()
-    };
+    let params = json!({"name": "ask_user", "_meta": modern_meta(),
+        "arguments": {"question": "Go?", "type": "text"}});
+    let send = |raw: &mut Raw, id: u64, extra: Value| raw.call_with(id, &params, &extra);
     let first = send(&mut raw, 1, json!({}));
     let result = &first["result"];
     assert_eq!(result["resultType"], "input_required", "{first}");

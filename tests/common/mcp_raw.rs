@@ -102,6 +102,21 @@ impl Raw {
         );
     }
 
+    /// Sends `tools/call` with `params`, plus `extra`'s keys (a retry's
+    /// `requestState`, `inputResponses`), and returns the next message.
+    pub fn call_with(&mut self, id: u64, params: &Value, extra: &Value) -> Value {
+        let mut params = params.clone();
+        params
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+                .to_string(),
+        );
+        self.next()
+    }
+
     pub fn ping(&mut self, id: u64) {
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string());
         assert_eq!(
