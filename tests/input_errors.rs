@@ -699,6 +699,32 @@ fn an_empty_toolbox_action_counts_as_unset() {
 }
 
 #[test]
+fn execute_reads_a_blank_ask_user_ui_as_unset_and_refuses_an_unknown_one() {
+    let question = br#"{"prompt":"Go?","type":"confirm"}"#;
+    let unset = run_with(&[], &[("TOOLBOX_ACTION", "execute")], question);
+    assert_eq!(unset.code, 0);
+    assert_eq!(unset.doc()["prompt"]["kind"], "confirm");
+    // Blank: the prompt document still, not an asker (which finds no terminal here).
+    let blank = run_with(
+        &[],
+        &[("TOOLBOX_ACTION", "execute"), ("ASK_USER_UI", " \t")],
+        question,
+    );
+    assert_eq!((blank.code, &blank.stdout), (0, &unset.stdout));
+    let unknown = run_with(
+        &[],
+        &[("TOOLBOX_ACTION", "execute"), ("ASK_USER_UI", "fancy")],
+        question,
+    );
+    assert_error(
+        &unknown,
+        "UNKNOWN_ACTION",
+        None,
+        "ASK_USER_UI must be tty, plain, web, inbox or auto, not \"fancy\" (or unset, for the prompt document)",
+    );
+}
+
+#[test]
 fn an_unreadable_file_is_read_error() {
     let run = run_with(&["prompt", "/nonexistent/q.json"], &[], b"");
     assert_error(

@@ -697,3 +697,66 @@ fn without_bell_nothing_rings() {
     assert!(!done.screen.contains(&0x07), "{:?}", done.screen_text());
     assert!(!done.screen_text().contains("\x1b]"));
 }
+
+/// Runs tests/tty/session.py: `ask ARGS… QUESTION_FILE` on a pty whose
+/// session leader ignores SIGHUP, in `mode` (its docstring says which).
+fn session(mode: &str, args: &[&str]) -> serde_json::Value {
+    let file = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "session_{mode}_{}.json",
+        args.join("_").replace('-', "")
+    ));
+    std::fs::write(&file, DATABASE).unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/tty/session.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(mode)
+        .arg(common::bin())
+        .arg("ask")
+        .args(args)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        report["killed"], false,
+        "still running after 10 s: {report}"
+    );
+    report
+}
+
+/// The NO_TTY document of a terminal that went away, with `cause` inside.
+fn assert_went_away(report: &serde_json::Value, cause: &str) {
+    assert_eq!(report["code"], 1, "{report}");
+    let document: serde_json::Value =
+        serde_json::from_str(report["stdout"].as_str().unwrap()).unwrap();
+    assert_eq!(document["error"]["code"], "NO_TTY", "{report}");
+    assert_eq!(
+        document["error"]["message"],
+        format!(
+            "the terminal went away while asking ({cause}); run ask again in a terminal, or pass one --reply per question"
+        ),
+    );
+}
+
+#[test]
+fn a_hang_up_without_sighup_ends_the_form_with_no_tty_at_once() {
+    // Not the session leader, so no SIGHUP: the read finds the end itself,
+    // even after a resize's interrupted wait left EINTR as the last error.
+    let report = session("hangup", &[]);
+    assert_went_away(&report, "the terminal hung up");
+}
+
+#[test]
+fn a_read_refused_to_a_background_process_group_is_no_tty_not_a_spin() {
+    // Outside the foreground group, with SIGTTIN ignored, a read is EIO: an
+    // error to report, never one to retry.
+    for args in [&[][..], &["--ui", "plain"][..]] {
+        let report = session("background", args);
+        assert_went_away(&report, "Input/output error (os error 5)");
+    }
+}
