@@ -56,11 +56,16 @@ pub fn check_paths(paths: &[PathBuf]) -> Vec<FileReport> {
 /// Below this many files one thread is quicker than starting more.
 const FILES_PER_THREAD: usize = 256;
 
+/// One thread per [`FILES_PER_THREAD`] files, at least one, at most `cores`.
+fn thread_count(files: usize, cores: usize) -> usize {
+    cores.min(files / FILES_PER_THREAD).max(1)
+}
+
 /// Checks the targets on up to one thread per core, in contiguous chunks, so
 /// that the reports come back in walking order.
 fn check_in_parallel(targets: Vec<Target>) -> Vec<FileReport> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let threads = cores.min(targets.len() / FILES_PER_THREAD).max(1);
+    let threads = thread_count(targets.len(), cores);
     if threads == 1 {
         return targets.into_iter().map(check_target).collect();
     }
@@ -190,5 +195,31 @@ fn check_target(target: Target) -> FileReport {
         path,
         kind: checked.kind,
         error: checked.error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_thread_per_256_files_at_least_one_at_most_a_core_each() {
+        let cases = [
+            (0, 4, 1),
+            (255, 4, 1),
+            (256, 4, 1),
+            (511, 4, 1),
+            (512, 4, 2),
+            (1024, 4, 4),
+            (100_000, 4, 4),
+            (100_000, 1, 1),
+        ];
+        for (files, cores, threads) in cases {
+            assert_eq!(
+                thread_count(files, cores),
+                threads,
+                "{files} files, {cores} cores"
+            );
+        }
     }
 }

@@ -210,11 +210,16 @@ impl Asker {
     /// come back on another port), the replicas after this one first.
     async fn pause(&mut self) {
         tokio::time::sleep(self.backoff).await;
-        self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
+        self.backoff = next_backoff(self.backoff);
         if let Ok(endpoint) = self.lookup.discover_after(&self.client.endpoint().base) {
             self.client = Client::new(endpoint);
         }
     }
+}
+
+/// The pause after `backoff`: twice as long, at most [`MAX_BACKOFF`].
+fn next_backoff(backoff: Duration) -> Duration {
+    (backoff * 2).min(MAX_BACKOFF)
 }
 
 fn read_document(data: &str) -> Result<AnswerDocument, AskError> {
@@ -254,6 +259,16 @@ mod tests {
     use crate::server::{Limits, Server};
 
     const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn the_pause_before_a_reconnect_doubles_up_to_its_cap() {
+        let pauses: Vec<Duration> =
+            std::iter::successors(Some(FIRST_BACKOFF), |b| Some(next_backoff(*b)))
+                .take(7)
+                .collect();
+        let millis: Vec<u128> = pauses.iter().map(Duration::as_millis).collect();
+        assert_eq!(millis, [100, 200, 400, 800, 1600, 2000, 2000]);
+    }
 
     /// A replica on `store` (several may share one SQLite file: one inbox).
     fn replica(store: &Path) -> (Arc<Hub>, Server) {
