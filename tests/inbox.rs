@@ -1524,9 +1524,14 @@ fn stderr_lines(inbox: &Inbox) -> std::sync::mpsc::Receiver<String> {
 
 /// The next line that contains `needle` (the ones before it are skipped).
 fn said(lines: &std::sync::mpsc::Receiver<String>, needle: &str) -> String {
+    said_within(lines, needle, Duration::from_secs(60))
+}
+
+/// As [`said`], with no more than `limit` between two lines.
+fn said_within(lines: &std::sync::mpsc::Receiver<String>, needle: &str, limit: Duration) -> String {
     loop {
         let line = lines
-            .recv_timeout(Duration::from_secs(60))
+            .recv_timeout(limit)
             .unwrap_or_else(|_| panic!("the inbox never said {needle:?}"));
         if line.contains(needle) {
             return line;
@@ -1668,8 +1673,10 @@ esac"#,
     );
     assert_eq!(slow.finish(), (0, database_answer(&id, 2)));
     assert!(alive(sleeper), "the slow command ended before the answer");
+    // Within the 8 s limit and a margin: a command not killed must fail
+    // this test well inside a mutants run's time limit.
     assert_eq!(
-        said(&lines, "--notify"),
+        said_within(&lines, "--notify", Duration::from_secs(20)),
         format!(
             "ask_user inbox: --notify command for question {id} ran longer than 8 s and was killed"
         )
