@@ -157,6 +157,8 @@ run() {
   # Mutants are meant to fail tests: debug info only slows every link.
   export CARGO_PROFILE_DEV_DEBUG=0 CARGO_PROFILE_TEST_DEBUG=0
   export CARGO_TERM_COLOR=never
+  # .config/nextest.toml: a test a mutant hangs fails in 90 s (caught), not a timeout.
+  export NEXTEST_PROFILE=mutants
 
   for module in "${modules[@]}"; do
     IFS='|' read -r _ file targets filter < <(grep "^$module|" <<<"$MODULES")
