@@ -39,7 +39,7 @@ server/response|src/server/response.rs|--lib --test web --test web_hostile --tes
 setup/launch|src/setup/launch.rs|--lib --test setup_launch|all()
 generate|src/generate.rs|--test completions|all()
 mcp/kept|src/mcp/kept.rs|--lib --test mcp_fallbacks|all()
-mcp/inbox|src/mcp/inbox.rs|--lib --test mcp_http --test inbox|test(/^(mcp::inbox|three_http|a_question_whose_call_ended|an_mcp_call_times_out)/)
+mcp/inbox|src/mcp/inbox.rs|--lib --test mcp_http --test inbox --test mcp_fallbacks|test(/^(mcp::inbox|three_http|a_question_whose_call_ended|an_mcp_call_times_out|fallback_auto_)/)
 inbox/store|src/inbox/store/mod.rs|--lib --test store|all()
 inbox/store/sqlite|src/inbox/store/sqlite.rs|--lib --test store|all()
 inbox/store/postgres|src/inbox/store/postgres.rs|--lib --test store --test team_inbox|all()
@@ -94,7 +94,7 @@ mcp/page|src/mcp/page.rs|--lib --test mcp --test mcp_fallbacks --test mcp_web --
 mcp/http|src/mcp/http.rs|--lib --test mcp_http|all()
 mcp/url|src/mcp/url.rs|--lib --test mcp_url --test mcp_fallbacks|all()
 mcp/app|src/mcp/app.rs|--lib --test mcp_app|all()
-inbox|src/inbox/mod.rs|--lib --test team_inbox --test inbox_tokens|test(/^inbox::tests::|^a_token_kept_in_the_store|^sigterm_drains|^a_token_added/)
+inbox|src/inbox/mod.rs|--lib --test team_inbox --test inbox_tokens --test inbox|test(/^inbox::tests::|^a_token_kept_in_the_store|^sigterm_drains|^a_token_added|^history_lists_every_outcome/)
 EOF
 )
 # What runs without module names: everything between a question's bytes and a

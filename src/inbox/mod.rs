@@ -72,9 +72,6 @@ pub struct ServeOptions {
     pub tokens: Option<std::path::PathBuf>,
 }
 
-/// `--retention` when not given.
-pub const DEFAULT_RETENTION: Duration = Duration::from_secs(24 * 3600);
-
 /// The state folder, made (0700) if need be.
 fn state_folder() -> Result<StateDir, AskError> {
     let web_error = |message: String| AskError::WebError(Detail::new(message));
@@ -389,12 +386,13 @@ where
 mod tests {
     use super::*;
 
+    /// A day, as `--retention` is when not given.
+    const RETENTION: Duration = Duration::from_secs(24 * 3600);
+
     fn hub_with_a_waiter() -> (tempfile::TempDir, Arc<Hub>, hub::Waiter) {
         let dir = tempfile::tempdir().unwrap();
         let store = store::SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap();
-        let hub = Arc::new(
-            Hub::new(Box::new(store), Duration::from_secs(60), DEFAULT_RETENTION).unwrap(),
-        );
+        let hub = Arc::new(Hub::new(Box::new(store), Duration::from_secs(60), RETENTION).unwrap());
         let request: hub::AskRequest = serde_json::from_str(
             r#"{"key":"k1","input":{"question":"Go?","options":["yes","no"]}}"#,
         )
