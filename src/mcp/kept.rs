@@ -218,13 +218,10 @@ impl Kept {
 
     // --- End of the MCP Apps additions. ---
 
-    /// How many questions are kept (open or decided).
-    pub fn len(&self) -> usize {
+    /// How many questions are kept (open or decided): for the tests of the cap.
+    #[cfg(test)]
+    fn len(&self) -> usize {
         self.entries().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     fn find(&self, id: &str) -> Option<Outcome> {
