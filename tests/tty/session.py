@@ -13,8 +13,8 @@ usage: session.py MODE BIN ARG...   (the question's text must be drawn
 before the script acts; it is the last argument's "question")
 
 Prints one JSON line: {"code": exit code or null, "signal": signal or null,
-"stdout": the document, "seconds": from acting to the exit, "killed": true
-when ask_user was still running after the limit}.
+"stdout": the document, "killed": true when ask_user was still running after
+the limit}.
 """
 
 import json
@@ -100,7 +100,6 @@ def main():
     asker = int(status.readline())
     read_until(master, question, LIMIT)
     drain(master, 0.3)
-    started = time.monotonic()
     if mode == "hangup":
         # A resize first: its SIGWINCH interrupts the wait (EINTR), the
         # error a read after the hang-up must not take for its own.
@@ -117,11 +116,10 @@ def main():
         killed = True
         os.kill(asker, signal.SIGKILL)
     ended = json.loads(status.readline())
-    seconds = time.monotonic() - started
     with os.fdopen(document_read, "rb") as document:
         stdout = document.read().decode()
     os.waitpid(pid, 0)
-    print(json.dumps({**ended, "stdout": stdout, "seconds": round(seconds, 3), "killed": killed}))
+    print(json.dumps({**ended, "stdout": stdout, "killed": killed}))
 
 
 main()
