@@ -27,6 +27,14 @@ use crate::tty::keys::{self, Decoded};
 /// for (a lone Esc is a key once this has passed).
 const SEQUENCE_WAIT: Duration = Duration::from_millis(25);
 
+/// `/dev/tty` is not inherited by children and never becomes the
+/// controlling terminal by being opened.
+const OPEN_FLAGS: libc::c_int = libc::O_CLOEXEC | libc::O_NOCTTY;
+/// Line mode: the terminal's own line editing, echo and signal keys...
+const LINE_LOCAL_FLAGS: libc::tcflag_t = libc::ICANON | libc::ECHO | libc::ISIG | libc::IEXTEN;
+/// ...and output processing, so "\n" starts a new line.
+const LINE_OUTPUT_FLAGS: libc::tcflag_t = libc::OPOST | libc::ONLCR;
+
 /// The terminal settings to restore from a panic or a signal handler, which
 /// cannot reach the `Console` value.
 static SAVED: OnceLock<(RawFd, libc::termios)> = OnceLock::new();
@@ -49,7 +57,7 @@ impl Console {
         let tty = OpenOptions::new()
             .read(true)
             .write(true)
-            .custom_flags(libc::O_CLOEXEC | libc::O_NOCTTY)
+            .custom_flags(OPEN_FLAGS)
             .open("/dev/tty")
             .map_err(|e| format!("/dev/tty cannot be opened ({e})"))?;
         let fd = tty.as_raw_fd();
@@ -86,9 +94,9 @@ impl Console {
     /// Canonical mode, echo and signals (the terminal's own line editing).
     pub fn enter_lines(&mut self) -> Result<(), String> {
         let mut lines = self.saved;
-        lines.c_lflag |= libc::ICANON | libc::ECHO | libc::ISIG | libc::IEXTEN;
+        lines.c_lflag |= LINE_LOCAL_FLAGS;
         lines.c_iflag |= libc::ICRNL;
-        lines.c_oflag |= libc::OPOST | libc::ONLCR;
+        lines.c_oflag |= LINE_OUTPUT_FLAGS;
         // SAFETY: fd is open for the life of `tty`; `lines` is a valid termios.
         if unsafe { libc::tcsetattr(self.tty.as_raw_fd(), libc::TCSADRAIN, &lines) } != 0 {
             return Err("the terminal cannot be put in line mode".to_string());
@@ -192,9 +200,8 @@ impl Console {
         if ready == 0 {
             return Ok(None);
         }
-        if pollfd.revents & libc::POLLIN == 0 {
-            return Err(io::Error::other("the terminal hung up"));
-        }
+        // Readable, or hung up: the read tells which (a hung-up terminal
+        // reads as end of file or EIO).
         self.read_available()?;
         self.pending_key()
     }
@@ -211,20 +218,18 @@ impl Console {
                     buffer.len(),
                 )
             };
-            if n > 0 {
-                let n = n.unsigned_abs();
-                self.pending.extend_from_slice(&buffer[..n]);
-                return Ok(n);
+            let Ok(n) = usize::try_from(n) else {
+                let err = io::Error::last_os_error();
+                if err.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(err);
+            };
+            if n == 0 {
+                return Err(io::Error::other("the terminal hung up"));
             }
-            let err = io::Error::last_os_error();
-            if n < 0 && err.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(if n == 0 {
-                io::Error::other("the terminal hung up")
-            } else {
-                err
-            });
+            self.pending.extend_from_slice(&buffer[..n]);
+            return Ok(n);
         }
     }
 
@@ -235,8 +240,9 @@ impl Console {
             revents: 0,
         };
         let ms = i32::try_from(wait.as_millis()).unwrap_or(i32::MAX);
+        // Readable or hung up (the read that follows tells which).
         // SAFETY: one valid pollfd.
-        unsafe { libc::poll(&mut pollfd, 1, ms) > 0 && pollfd.revents & libc::POLLIN != 0 }
+        unsafe { libc::poll(&mut pollfd, 1, ms) > 0 }
     }
 }
 
@@ -363,26 +369,24 @@ impl LineInput {
         let mut buffer = [0u8; 4096];
         // SAFETY: `buffer` is valid for its length.
         let n = unsafe { libc::read(self.fd, buffer.as_mut_ptr().cast(), buffer.len()) };
-        Ok(match n {
-            0 => Chunk::Ended,
-            // In canonical mode a read ends with a newline unless Ctrl-D
-            // sent a half line: that, too, ends the input (and drops it).
-            n if n > 0 && self.terminal && buffer[n.unsigned_abs() - 1] != b'\n' => {
-                pending.clear();
-                Chunk::Ended
+        let Ok(n) = usize::try_from(n) else {
+            let err = io::Error::last_os_error();
+            if err.kind() != io::ErrorKind::Interrupted {
+                return Err(err);
             }
-            n if n > 0 => {
-                pending.extend_from_slice(&buffer[..n.unsigned_abs()]);
-                Chunk::Data
-            }
-            _ => {
-                let err = io::Error::last_os_error();
-                if err.kind() != io::ErrorKind::Interrupted {
-                    return Err(err);
-                }
-                Chunk::Nothing
-            }
-        })
+            return Ok(Chunk::Nothing);
+        };
+        let Some(&last) = buffer[..n].last() else {
+            return Ok(Chunk::Ended);
+        };
+        // In canonical mode a read ends with a newline unless Ctrl-D sent a
+        // half line: that, too, ends the input (and drops it).
+        if self.terminal && last != b'\n' {
+            pending.clear();
+            return Ok(Chunk::Ended);
+        }
+        pending.extend_from_slice(&buffer[..n]);
+        Ok(Chunk::Data)
     }
 }
 
@@ -424,5 +428,25 @@ impl Drop for SignalPipe {
         }
         let mut sink = [0u8; 16];
         while matches!((&self.read).read(&mut sink), Ok(n) if n > 0) {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dropped_signal_pipe_gives_the_signals_back() {
+        let pipe = SignalPipe::new().expect("the signal pipe");
+        let ids = pipe.ids.clone();
+        assert_eq!(ids.len(), 4, "SIGINT, SIGTERM, SIGHUP and SIGQUIT");
+        drop(pipe);
+        for id in ids {
+            // `unregister` is true only for a handler still registered.
+            assert!(
+                !signal_hook::low_level::unregister(id),
+                "a handler outlived its pipe"
+            );
+        }
     }
 }
