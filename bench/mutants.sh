@@ -87,7 +87,7 @@ web|src/web.rs|--lib --test web --test web_hostile --test mcp_url|((kind(lib) | 
 mcp|src/mcp/mod.rs|--lib --test mcp --test mcp_fallbacks|not test(/^(python_sdk|typescript_sdk)/)
 mcp/result|src/mcp/result.rs|--lib --test mcp --test mcp_fallbacks|not test(/^(python_sdk|typescript_sdk)/)
 mcp/wire|src/mcp/wire.rs|--lib --test mcp --test mcp_fallbacks|not test(/^(python_sdk|typescript_sdk)/)
-mcp/server|src/mcp/server.rs|--lib --test mcp --test mcp_fallbacks --test mcp_app --test mcp_wait --test mcp_url|(not binary(mcp_app) & not binary(mcp_wait) & not binary(mcp_url) & not test(/^(python_sdk|typescript_sdk)/)) | test(/^(without_an_answer|a_client_without_the_extension|without_an_inbox_the_server_keeps|an_unknown_resume_id|a_request_state|a_failed_or_odd|a_cancelled_call)/)
+mcp/server|src/mcp/server.rs|--lib --test mcp --test mcp_fallbacks --test mcp_app --test mcp_wait --test mcp_url|(not binary(mcp_app) & not binary(mcp_wait) & not binary(mcp_url) & not test(/^(python_sdk|typescript_sdk)/)) | test(/^(without_an_answer|a_client_without_the_extension|a_host_with_the_extension_shows|without_an_inbox_the_server_keeps|an_unknown_resume_id|a_request_state|a_failed_or_odd|a_cancelled_call)/)
 mcp/fallback|src/mcp/fallback.rs|--lib --test mcp_fallbacks --test mcp_web|all()
 mcp/progress|src/mcp/progress.rs|--lib --test mcp --test mcp_wait|not test(/^(python_sdk|typescript_sdk)/)
 mcp/page|src/mcp/page.rs|--lib --test mcp --test mcp_fallbacks --test mcp_web --test mcp_wait|not test(/^(python_sdk|typescript_sdk)/)
