@@ -27,13 +27,12 @@ use crate::tty::keys::{self, Decoded};
 /// for (a lone Esc is a key once this has passed).
 const SEQUENCE_WAIT: Duration = Duration::from_millis(25);
 
-/// `/dev/tty` is not inherited by children and never becomes the
-/// controlling terminal by being opened.
-const OPEN_FLAGS: libc::c_int = libc::O_CLOEXEC | libc::O_NOCTTY;
-/// Line mode: the terminal's own line editing, echo and signal keys...
-const LINE_LOCAL_FLAGS: libc::tcflag_t = libc::ICANON | libc::ECHO | libc::ISIG | libc::IEXTEN;
-/// ...and output processing, so "\n" starts a new line.
-const LINE_OUTPUT_FLAGS: libc::tcflag_t = libc::OPOST | libc::ONLCR;
+/// Line mode sets these local flags (the terminal's own line editing, echo
+/// and signal keys) and output flags (so "\n" starts a new line), each on
+/// its own: joined with `|`, distinct bits breed mutants no test can tell
+/// apart (`a ^ b` is `a | b` for them).
+const LINE_LOCAL_FLAGS: [libc::tcflag_t; 4] = [libc::ICANON, libc::ECHO, libc::ISIG, libc::IEXTEN];
+const LINE_OUTPUT_FLAGS: [libc::tcflag_t; 2] = [libc::OPOST, libc::ONLCR];
 
 /// The terminal settings to restore from a panic or a signal handler, which
 /// cannot reach the `Console` value.
@@ -57,7 +56,8 @@ impl Console {
         let tty = OpenOptions::new()
             .read(true)
             .write(true)
-            .custom_flags(OPEN_FLAGS)
+            // std opens every file with O_CLOEXEC already.
+            .custom_flags(libc::O_NOCTTY)
             .open("/dev/tty")
             .map_err(|e| format!("/dev/tty cannot be opened ({e})"))?;
         let fd = tty.as_raw_fd();
@@ -94,9 +94,13 @@ impl Console {
     /// Canonical mode, echo and signals (the terminal's own line editing).
     pub fn enter_lines(&mut self) -> Result<(), String> {
         let mut lines = self.saved;
-        lines.c_lflag |= LINE_LOCAL_FLAGS;
+        for flag in LINE_LOCAL_FLAGS {
+            lines.c_lflag |= flag;
+        }
         lines.c_iflag |= libc::ICRNL;
-        lines.c_oflag |= LINE_OUTPUT_FLAGS;
+        for flag in LINE_OUTPUT_FLAGS {
+            lines.c_oflag |= flag;
+        }
         // SAFETY: fd is open for the life of `tty`; `lines` is a valid termios.
         if unsafe { libc::tcsetattr(self.tty.as_raw_fd(), libc::TCSADRAIN, &lines) } != 0 {
             return Err("the terminal cannot be put in line mode".to_string());
