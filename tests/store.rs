@@ -89,6 +89,10 @@ macro_rules! suite {
                 "postgres::a_restarted_server_is_reconnected_to_by_the_next_call",
                 a_restarted_server_is_reconnected_to_by_the_next_call,
             ));
+            tests.push((
+                "postgres::one_connection_serves_call_after_call",
+                one_connection_serves_call_after_call,
+            ));
             harness::run(file!(), tests)
         }
     };
@@ -543,6 +547,37 @@ fn a_restarted_server_is_reconnected_to_by_the_next_call() {
     );
     server.run();
     assert_eq!(store.history(None).unwrap().len(), 1);
+}
+
+/// PostgreSQL only: the store keeps its connection from call to call and
+/// opens another only when that one is lost (each opening costs round trips
+/// and a backend process on the server).
+fn one_connection_serves_call_after_call() {
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let mut store = store::open(&Location::Postgres(url.clone())).unwrap();
+    let mut watcher = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
+    // The store's backends: every one in its database but the watcher's.
+    let mut backends = || -> Vec<i32> {
+        watcher
+            .query(
+                "SELECT pid FROM pg_stat_activity \
+                 WHERE datname = current_database() AND pid <> pg_backend_pid() ORDER BY pid",
+                &[],
+            )
+            .unwrap()
+            .iter()
+            .map(|row| row.get(0))
+            .collect()
+    };
+    let (id, _) = store.ask(&question("one", 1_000)).unwrap();
+    let first = backends();
+    assert_eq!(first.len(), 1, "{first:?}");
+    for _ in 0..3 {
+        assert_eq!(store.pending().unwrap().len(), 1);
+        assert!(store.get(&id).unwrap().is_some());
+    }
+    assert_eq!(backends(), first, "a call opened a connection of its own");
 }
 
 fn token(name: &str, role: TokenRole, byte: u8) -> StoredToken {
