@@ -93,6 +93,10 @@ macro_rules! suite {
                 "postgres::one_connection_serves_call_after_call",
                 one_connection_serves_call_after_call,
             ));
+            tests.push((
+                "postgres::a_transaction_the_database_refuses_runs_once",
+                a_transaction_the_database_refuses_runs_once,
+            ));
             harness::run(file!(), tests)
         }
     };
@@ -578,6 +582,35 @@ fn one_connection_serves_call_after_call() {
         assert!(store.get(&id).unwrap().is_some());
     }
     assert_eq!(backends(), first, "a call opened a connection of its own");
+}
+
+/// PostgreSQL only: a call is run again only when its connection was lost.
+/// An error from the database itself comes back as it is, after one try: a
+/// trigger that refuses every new question counts its runs in a sequence,
+/// which a rollback does not undo.
+fn a_transaction_the_database_refuses_runs_once() {
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let mut store = store::open(&Location::Postgres(url.clone())).unwrap();
+    let mut raw = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
+    raw.batch_execute(
+        "CREATE SEQUENCE tries;
+         CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS
+           $$ BEGIN PERFORM nextval('tries'); RAISE EXCEPTION 'no new questions'; END $$;
+         CREATE TRIGGER refuse BEFORE INSERT ON questions FOR EACH ROW EXECUTE FUNCTION refuse();",
+    )
+    .unwrap();
+    let err = store.ask(&question("refused", 1_000)).unwrap_err();
+    assert!(err.to_string().contains("no new questions"), "{err}");
+    let tries: i64 = raw
+        .query_one("SELECT last_value FROM tries", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(tries, 1, "the refused transaction ran {tries} times");
+    // The store still works once the database takes questions again.
+    raw.batch_execute("DROP TRIGGER refuse ON questions")
+        .unwrap();
+    assert!(store.ask(&question("taken", 1_000)).is_ok());
 }
 
 fn token(name: &str, role: TokenRole, byte: u8) -> StoredToken {
