@@ -216,6 +216,22 @@ mod tests {
         });
     }
 
+    /// A client that has sent exactly LINGER_BYTES and stays connected is
+    /// done with: the drain stops on the last of those bytes and does not
+    /// wait for another.
+    #[test]
+    fn linger_bytes_read_end_the_drain_at_once() {
+        runtime().block_on(async {
+            let (mut client, server) = pair().await;
+            client.write_all(&vec![b'x'; LINGER_BYTES]).unwrap();
+            let started = Instant::now();
+            linger(&server).await;
+            let took = started.elapsed();
+            assert!(took < LINGER_TIME / 2, "{took:?}");
+            drop(client);
+        });
+    }
+
     /// A client that closes ends the drain at once, and one that keeps
     /// sending is cut off after LINGER_BYTES, both well before LINGER_TIME.
     #[test]
