@@ -232,6 +232,24 @@ mod tests {
         });
     }
 
+    /// A client that resets the connection ends the drain at once (the
+    /// reset is a read error, or end of file once reported).
+    #[test]
+    fn a_reset_client_ends_the_drain_at_once() {
+        runtime().block_on(async {
+            let (mut client, server) = pair().await;
+            client.write_all(b"a little").unwrap();
+            socket2::SockRef::from(&client)
+                .set_linger(Some(Duration::ZERO))
+                .unwrap();
+            drop(client); // closed with linger 0: a reset
+            let started = Instant::now();
+            linger(&server).await;
+            let took = started.elapsed();
+            assert!(took < LINGER_TIME / 2, "{took:?}");
+        });
+    }
+
     /// A client that closes ends the drain at once, and one that keeps
     /// sending is cut off after LINGER_BYTES, both well before LINGER_TIME.
     #[test]
