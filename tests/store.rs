@@ -97,6 +97,10 @@ macro_rules! suite {
                 "postgres::a_transaction_the_database_refuses_runs_once",
                 a_transaction_the_database_refuses_runs_once,
             ));
+            tests.push((
+                "postgres::a_decision_sent_again_exactly_is_still_now",
+                a_decision_sent_again_exactly_is_still_now,
+            ));
             harness::run(file!(), tests)
         }
     };
@@ -611,6 +615,30 @@ fn a_transaction_the_database_refuses_runs_once() {
     raw.batch_execute("DROP TRIGGER refuse ON questions")
         .unwrap();
     assert!(store.ask(&question("taken", 1_000)).is_ok());
+}
+
+/// PostgreSQL only: `call` runs a decision again when the connection was
+/// lost, and the first try may have committed before its reply was lost.
+/// The same decision sent again is then this call's own win (`Now`), not
+/// someone else's (`Already`); any other decision is `Already`.
+fn a_decision_sent_again_exactly_is_still_now() {
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let location = Location::Postgres(server.new_database());
+    let mut store = store::open(&location).unwrap();
+    let (id, _) = store.ask(&question("again", 1_000)).unwrap();
+    let answered = decision(Outcome::Answered, Face::Page, r#"{"answered":true}"#);
+    assert_eq!(store.decide(&id, &answered).unwrap(), Decided::Now);
+    assert_eq!(store.decide(&id, &answered).unwrap(), Decided::Now);
+    let later = Decision {
+        at: answered.at + 1,
+        ..answered.clone()
+    };
+    assert_eq!(
+        store.decide(&id, &later).unwrap(),
+        Decided::Already(answered.clone())
+    );
+    let history = store.history(None).unwrap();
+    assert_eq!(history.len(), 1, "one outcome, written once");
 }
 
 fn token(name: &str, role: TokenRole, byte: u8) -> StoredToken {
