@@ -46,7 +46,7 @@ inbox/store/postgres|src/inbox/store/postgres.rs|--lib --test store --test team_
 inbox/hub|src/inbox/hub.rs|--lib --test team_inbox|all()
 inbox/tokens|src/inbox/tokens.rs|--lib --test inbox_tokens|all()
 inbox/routes|src/inbox/routes.rs|--lib --test team_inbox --test fuzz_inbox|all()
-inbox/state|src/inbox/state.rs|--lib|all()
+inbox/state|src/inbox/state.rs|--lib --test inbox|kind(lib) | test(/^(the_state_folder|askers_without_an_inbox|inbox_answer_and_inbox_cancel)/)
 inbox/listen|src/inbox/listen.rs|--lib --test past_loopback|all()
 server/tls|src/server/tls.rs|--lib --test past_loopback|all()
 inbox/client|src/inbox/client.rs|--lib --test inbox_tokens|all()

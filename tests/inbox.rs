@@ -128,9 +128,10 @@ fn inbox_answer_and_inbox_cancel_from_another_process_give_0_and_130() {
     inbox.stop();
 }
 
-/// Without ASK_USER_STATE_DIR the state folder is `$XDG_STATE_HOME/ask_user`,
-/// else `~/.local/state/ask_user` (an empty variable is unset), and with
-/// neither the error says what to set: read from NO_INBOX's message.
+/// ASK_USER_STATE_DIR names the state folder; without it the folder is
+/// `$XDG_STATE_HOME/ask_user`, else `~/.local/state/ask_user` (an empty
+/// variable is unset), and with neither the error says what to set: read
+/// from NO_INBOX's message.
 fn the_state_folder_defaults_to_xdg_state_home_then_home() {
     let base = state();
     let list = |vars: &[(&str, &std::path::Path)]| {
@@ -175,6 +176,21 @@ fn the_state_folder_defaults_to_xdg_state_home_then_home() {
         list(&[]),
         "NO_INBOX",
         "no inbox is running: no state folder is known (set ASK_USER_STATE_DIR or HOME)",
+    );
+    // ASK_USER_STATE_DIR comes first; an empty one is unset.
+    let named = base.path().join("named");
+    assert_error(
+        list(&[("HOME", &home), ("ASK_USER_STATE_DIR", &named)]),
+        "NO_INBOX",
+        &missing(named.join("inbox.json")),
+    );
+    assert_error(
+        list(&[
+            ("HOME", &home),
+            ("ASK_USER_STATE_DIR", std::path::Path::new("")),
+        ]),
+        "NO_INBOX",
+        &missing(home.join(".local/state/ask_user/inbox.json")),
     );
 }
 
