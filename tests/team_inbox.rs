@@ -230,8 +230,16 @@ fn postgres_stopped_for_5_s_loses_nothing_and_every_change_arrives_after() {
         .map(|_| Asker::ask(dir_a.path(), DATABASE, &[]))
         .collect();
     until(SOON, "B lists the three", || b.list().len() == 3);
+    #[cfg(target_os = "linux")]
+    let cpu_before = common::process::cpu_ticks(a.child.id());
     server.stop();
     std::thread::sleep(Duration::from_secs(5));
+    // Reconnecting backs off (up to 2 s): the outage costs no CPU.
+    #[cfg(target_os = "linux")]
+    {
+        let spent = common::process::cpu_ticks(a.child.id()) - cpu_before;
+        assert!(spent < 50, "{spent} ticks of CPU in a 5 s outage");
+    }
     for asker in &askers {
         // Still waiting.
         assert!(listed(&a.list(), &asker.id).is_some());
@@ -258,7 +266,12 @@ fn postgres_stopped_for_5_s_loses_nothing_and_every_change_arrives_after() {
         listed(&a.list(), &late.id).is_some()
     });
     drop(late);
-    a.stop();
+    // The outage is said once when it starts and once when it ends, not at
+    // every try in between.
+    let said = a.stop();
+    let lost = said.matches("ask_user inbox: lost ").count();
+    let again = said.matches("ask_user inbox: listening on ").count();
+    assert_eq!((lost, again), (1, 1), "{said}");
     b.stop();
 }
 

@@ -139,14 +139,16 @@ impl Inbox {
     }
 
     /// SIGTERM: a clean stop, exit 0, inbox.json removed.
-    pub fn stop(self) {
+    /// Stops the inbox as [`Inbox::stopped`] does, and returns what it said
+    /// on stderr after its first line.
+    pub fn stop(self) -> String {
         signal(self.child.id(), "TERM");
-        self.stopped();
+        self.stopped()
     }
 
     /// After a stop signal (sent by the test): waits for the exit, and
     /// asserts it was clean (exit 0, nothing on stdout, inbox.json removed).
-    pub fn stopped(mut self) {
+    pub fn stopped(mut self) -> String {
         let status = exit_within(
             &mut self.child,
             Duration::from_secs(20),
@@ -165,6 +167,7 @@ impl Inbox {
             .unwrap();
         assert_eq!(stdout, "", "a serving inbox prints nothing on stdout");
         assert!(!self.dir.join("inbox.json").exists());
+        said
     }
 
     pub fn kill9(mut self) {
