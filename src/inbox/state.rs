@@ -535,10 +535,14 @@ mod tests {
         let rotated = dir.token(true).unwrap();
         assert_ne!(rotated, first);
         assert_eq!(dir.token(false).unwrap(), rotated);
-        // A damaged token file is replaced, never used.
-        fs::write(dir.path().join(TOKEN_FILE), "short\n").unwrap();
-        let fresh = dir.token(false).unwrap();
-        assert!(is_token(&fresh));
+        // A damaged token file is replaced, never used: too short, or the
+        // right length but not hexadecimal.
+        let hex = |t: &str| t.len() == 32 && t.bytes().all(|b| b.is_ascii_hexdigit());
+        for damaged in ["short".to_string(), "abc".to_string(), "zz".repeat(16)] {
+            fs::write(dir.path().join(TOKEN_FILE), format!("{damaged}\n")).unwrap();
+            let fresh = dir.token(false).unwrap();
+            assert!(hex(&fresh), "{damaged:?} gave {fresh:?}");
+        }
     }
 
     #[test]
@@ -601,6 +605,8 @@ mod tests {
             "http://:9000",
             "http://a b:9000",
             "http://user@host:9000",
+            "https://[::1",
+            "https://::1]",
         ] {
             assert_eq!(parse_address(bad), None, "{bad}");
         }
