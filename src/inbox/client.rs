@@ -353,6 +353,12 @@ mod tests {
     /// A stand-in for an inbox of another version: it answers one request
     /// with `response` (raw HTTP), whatever was asked.
     fn other_version(response: &'static str) -> Endpoint {
+        stand_in(response, false)
+    }
+
+    /// Like [`other_version`]; when `held_open`, the connection stays open
+    /// after the response until the client closes it.
+    fn stand_in(response: &'static str, held_open: bool) -> Endpoint {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         std::thread::spawn(move || {
@@ -360,6 +366,9 @@ mod tests {
             let mut head = [0u8; 4096];
             let _ = stream.read(&mut head);
             stream.write_all(response.as_bytes()).unwrap();
+            if held_open {
+                let _ = stream.read(&mut head);
+            }
         });
         Endpoint {
             base: format!("http://127.0.0.1:{port}"),
@@ -470,5 +479,68 @@ mod tests {
             .into_boxed_str(),
         );
         assert_eq!(post(other_version(response)).code(), "UNKNOWN_QUESTION");
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    /// A 200 whose body is `body`, read until the connection closes.
+    fn ok_until_closed(content_type: &str, body: &str) -> &'static str {
+        Box::leak(
+            format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\nconnection: close\r\n\r\n{body}"
+            )
+            .into_boxed_str(),
+        )
+    }
+
+    /// A listing of megabytes is read; past MAX_RESPONSE_BYTES a response
+    /// is refused as too large, never buffered without bound.
+    #[test]
+    fn whole_responses_are_read_up_to_their_limit() {
+        let large = format!("\"{}\"", "q".repeat(3 * 1024 * 1024));
+        let endpoint = other_version(ok_until_closed("application/json", &large));
+        let read = runtime().block_on(Client::new(endpoint).get::<String>("/api/questions"));
+        assert_eq!(read.map(|text| text.len()).ok(), Some(3 * 1024 * 1024));
+        let endpoint = other_version(ok_until_closed(
+            "application/json",
+            &"q".repeat(MAX_RESPONSE_BYTES + 1),
+        ));
+        match runtime().block_on(Client::new(endpoint).get::<String>("/api/questions")) {
+            Err(Failure::Unreachable(why)) => assert_eq!(why, "the response is too large"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// An event of hundreds of kilobytes (an outcome document) is read
+    /// whole; one that never ends within MAX_EVENT_BYTES ends the stream.
+    #[test]
+    fn events_are_read_up_to_their_limit() {
+        let outcome = "o".repeat(512 * 1024);
+        let stream = format!(": heartbeat\n\ndata: {outcome}\n\n");
+        let endpoint = other_version(ok_until_closed("text/event-stream", &stream));
+        runtime().block_on(async {
+            let mut events = Client::new(endpoint).events("/api/events").await.unwrap();
+            let silence = Duration::from_secs(10);
+            assert_eq!(
+                events.next(silence).await.map(|e| e.len()),
+                Some(outcome.len())
+            );
+            assert_eq!(events.next(silence).await, None);
+        });
+        let endless = format!("data: {}", "e".repeat(MAX_EVENT_BYTES + 1024));
+        let endpoint = stand_in(ok_until_closed("text/event-stream", &endless), true);
+        runtime().block_on(async {
+            let mut events = Client::new(endpoint).events("/api/events").await.unwrap();
+            // The stand-in neither closes nor falls silent for a minute:
+            // only the limit ends the stream, at once.
+            let next = events.next(Duration::from_secs(60));
+            let ended = tokio::time::timeout(Duration::from_secs(5), next).await;
+            assert_eq!(ended, Ok(None));
+        });
     }
 }
