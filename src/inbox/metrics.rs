@@ -607,6 +607,79 @@ mod tests {
         assert_eq!(get.last(), Some(&2));
     }
 
+    /// The timed store is the store: each call's answer passes through
+    /// whole, and each timed one is counted under its own operation.
+    #[test]
+    fn a_timed_store_passes_every_call_through() {
+        let metrics = Metrics::default();
+        let dir = tempfile::tempdir().unwrap();
+        let sqlite = store::SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap();
+        let mut store = metrics.timed(Box::new(sqlite));
+        let question = NewQuestion {
+            ask_key: "k".into(),
+            input: r#"{"question":"Deploy?"}"#.into(),
+            prompt: "{}".into(),
+            source: store::Source::default(),
+            asked_at: 1_000,
+            expires_at: None,
+            asked_by: None,
+        };
+        let (id, new) = store.ask(&question).unwrap();
+        assert!(new);
+        assert!(store.mark_gone(&id, "closed", 2_000).unwrap());
+        assert!(
+            !store.mark_gone(&id, "closed", 2_500).unwrap(),
+            "gone already"
+        );
+        assert!(store.mark_back(&id, 3_000).unwrap());
+        assert!(!store.mark_back(&id, 3_500).unwrap(), "back already");
+        let decision = Decision {
+            outcome: Outcome::Answered,
+            face: Face::Cli,
+            document: "{}".into(),
+            at: 3_600,
+            by: None,
+        };
+        assert_eq!(store.decide(&id, &decision).unwrap(), Decided::Now);
+        let kinds: Vec<String> = store
+            .events(&id)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.kind)
+            .collect();
+        assert_eq!(kinds, ["asked", "asker_left", "asker_back", "decided"]);
+        let history = store.history(None).unwrap();
+        assert_eq!(
+            history.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
+            [id.as_str()]
+        );
+        assert_eq!(store.schema_version().unwrap(), store::SCHEMA_VERSION);
+        let token = StoredToken {
+            name: "ada".into(),
+            role: store::TokenRole::Person,
+            digest: vec![7; 32],
+            added_at: 4_000,
+        };
+        assert!(store.add_token(&token).unwrap());
+        assert!(!store.add_token(&token).unwrap(), "the name is taken");
+        assert_eq!(store.tokens().unwrap(), [token]);
+        assert!(store.remove_token("ada").unwrap());
+        assert!(!store.remove_token("ada").unwrap());
+        let text = metrics.render(&SQLITE);
+        for (op, count) in [
+            ("ask", 1),
+            ("mark_gone", 2),
+            ("mark_back", 2),
+            ("decide", 1),
+            ("events", 1),
+            ("history", 1),
+            ("schema_version", 1),
+        ] {
+            let line = format!("mcp_store_latency_ms_count{{op=\"{op}\"}} {count}");
+            assert!(text.lines().any(|l| l == line), "no {line:?} in\n{text}");
+        }
+    }
+
     #[test]
     fn milliseconds_are_written_without_trailing_zeros() {
         assert_eq!(ms(250), "0.25");
