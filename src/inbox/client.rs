@@ -85,6 +85,7 @@ impl Client {
         Ok(Events {
             body: response.into_body(),
             buffer: BytesMut::new(),
+            searched: 0,
         })
     }
 
@@ -179,6 +180,10 @@ impl Client {
 pub struct Events {
     body: Incoming,
     buffer: BytesMut,
+    /// How much of `buffer` holds no event's end: each frame's bytes are
+    /// searched once, not the whole buffer again (an event of a megabyte
+    /// comes in a hundred frames).
+    searched: usize,
 }
 
 impl Events {
@@ -186,8 +191,9 @@ impl Events {
     /// when the stream ends, breaks, or sends nothing for `silence`.
     pub async fn next(&mut self, silence: Duration) -> Option<String> {
         loop {
-            if let Some(end) = find(&self.buffer, b"\n\n") {
-                let event = self.buffer.split_to(end + 2);
+            if let Some(end) = find(&self.buffer[self.searched..], b"\n\n") {
+                let event = self.buffer.split_to(self.searched + end + 2);
+                self.searched = 0;
                 let data: Vec<&str> = std::str::from_utf8(&event)
                     .ok()?
                     .lines()
@@ -199,6 +205,8 @@ impl Events {
                 }
                 return Some(data.join("\n"));
             }
+            // The last byte may be the first "\n" of an end the next frame finishes.
+            self.searched = self.buffer.len().saturating_sub(1);
             if self.buffer.len() > MAX_EVENT_BYTES {
                 return None;
             }
@@ -359,13 +367,24 @@ mod tests {
     /// Like [`other_version`]; when `held_open`, the connection stays open
     /// after the response until the client closes it.
     fn stand_in(response: &'static str, held_open: bool) -> Endpoint {
+        stand_in_pieces(vec![response.to_string()], held_open)
+    }
+
+    /// Like [`stand_in`], writing the response in `pieces`, 200 ms apart
+    /// (so the client has read each before the next).
+    fn stand_in_pieces(pieces: Vec<String>, held_open: bool) -> Endpoint {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         std::thread::spawn(move || {
             let (mut stream, _) = listener.accept().unwrap();
             let mut head = [0u8; 4096];
             let _ = stream.read(&mut head);
-            stream.write_all(response.as_bytes()).unwrap();
+            for (n, piece) in pieces.iter().enumerate() {
+                if n > 0 {
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+                stream.write_all(piece.as_bytes()).unwrap();
+            }
             if held_open {
                 let _ = stream.read(&mut head);
             }
@@ -506,6 +525,14 @@ mod tests {
         let endpoint = other_version(ok_until_closed("application/json", &large));
         let read = runtime().block_on(Client::new(endpoint).get::<String>("/api/questions"));
         assert_eq!(read.map(|text| text.len()).ok(), Some(3 * 1024 * 1024));
+        // Exactly the limit is read.
+        let whole = format!("\"{}\"", "q".repeat(MAX_RESPONSE_BYTES - 2));
+        let endpoint = other_version(ok_until_closed("application/json", &whole));
+        let read = runtime().block_on(Client::new(endpoint).get::<String>("/api/questions"));
+        assert_eq!(
+            read.map(|text| text.len()).ok(),
+            Some(MAX_RESPONSE_BYTES - 2)
+        );
         let endpoint = other_version(ok_until_closed(
             "application/json",
             &"q".repeat(MAX_RESPONSE_BYTES + 1),
@@ -542,5 +569,63 @@ mod tests {
             let ended = tokio::time::timeout(Duration::from_secs(5), next).await;
             assert_eq!(ended, Ok(None));
         });
+        // An event of exactly the limit, its end still to come, is waited for.
+        let head = ok_until_closed("text/event-stream", "");
+        let data = "d".repeat(MAX_EVENT_BYTES - "data: ".len());
+        let pieces = vec![format!("{head}data: {data}"), "\n\n".to_string()];
+        let endpoint = stand_in_pieces(pieces, false);
+        runtime().block_on(async {
+            let mut events = Client::new(endpoint).events("/api/events").await.unwrap();
+            let next = events.next(Duration::from_secs(10)).await;
+            assert_eq!(next.map(|e| e.len()), Some(data.len()));
+        });
+    }
+
+    /// An event's end split between two writes, and two events in one, are
+    /// each found once.
+    #[test]
+    fn events_are_split_where_they_end_whatever_the_frames() {
+        let head = ok_until_closed("text/event-stream", "");
+        let pieces = vec![
+            format!("{head}data: one\n"),
+            "\ndata: two\n\ndata: thr".to_string(),
+            "ee\n".to_string(),
+            "\n".to_string(),
+        ];
+        let endpoint = stand_in_pieces(pieces, false);
+        runtime().block_on(async {
+            let mut events = Client::new(endpoint).events("/api/events").await.unwrap();
+            let silence = Duration::from_secs(10);
+            for expected in ["one", "two", "three"] {
+                assert_eq!(events.next(silence).await.as_deref(), Some(expected));
+            }
+            assert_eq!(events.next(silence).await, None);
+        });
+    }
+
+    /// A 401 or 403 with no error document (a proxy's, or another server's
+    /// on the port) says the token is not the running inbox's.
+    #[test]
+    fn a_refused_token_says_so() {
+        for (status, text) in [
+            ("401 Unauthorized", "no token"),
+            ("403 Forbidden", "wrong host"),
+        ] {
+            let response = Box::leak(
+                format!(
+                    "HTTP/1.1 {status}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
+                    text.len()
+                )
+                .into_boxed_str(),
+            );
+            let err = post(other_version(response));
+            assert_eq!(err.code(), "NO_INBOX");
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "the inbox refused this ask_user ({status}: {text}); the token (inbox.json or ASK_USER_TOKEN) is not the running inbox's"
+                )
+            );
+        }
     }
 }
