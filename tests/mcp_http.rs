@@ -506,6 +506,27 @@ fn a_foreign_origin_is_403_and_a_rebinding_host_is_refused() {
         let refused = inbox.send("POST", "/mcp", &headers, INITIALIZE.as_bytes());
         assert_eq!(refused.status, 403, "{host}: {}", refused.body);
     }
+    // Only /mcp takes a POST without an Origin (MCP clients send none): the
+    // inbox's own routes still need the page's, with MCP on.
+    let host = inbox.host();
+    let headers = [
+        ("Host", host.as_str()),
+        ("Authorization", bearer.as_str()),
+        ("Content-Type", "application/json"),
+    ];
+    let ask = br#"{"key":"k","input":{"question":"Deploy?","options":["yes","no"]}}"#;
+    let refused = inbox.send("POST", "/api/ask", &headers, ask);
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    // Only a POST takes a whole tool input; other methods keep the 64 KiB
+    // every request has, refused from the head.
+    let body = vec![b'x'; 100 * 1024];
+    let length = body.len().to_string();
+    let mut sized = headers.to_vec();
+    sized.push(("Content-Length", length.as_str()));
+    for path in ["/api/ask", "/mcp"] {
+        let refused = inbox.send("PUT", path, &sized, &body);
+        assert_eq!(refused.status, 413, "PUT {path}: {}", refused.body);
+    }
     inbox.stop();
 }
 
