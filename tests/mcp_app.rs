@@ -244,7 +244,7 @@ fn a_cancel_in_the_form_is_what_resume_returns() {
     assert_eq!(document["answered"], false, "{document}");
 }
 
-/// With an inbox running (`--fallback auto`): the question is an inbox
+/// With an inbox running (`--fallback auto`, or `inbox`): the question is an inbox
 /// question; the form's answer lands in the inbox (its history shows it),
 /// and resume returns it.
 fn with_an_inbox_the_answer_lands_in_the_inbox() {
@@ -258,35 +258,38 @@ fn with_an_inbox_the_answer_lands_in_the_inbox() {
         line.contains("http://127.0.0.1:"),
         "the inbox started: {line}"
     );
-    let report = run_host(scenario(
-        state.path(),
-        &["mcp", "--fallback", "auto"],
-        None,
-        json!({"choose": "PostgreSQL"}),
-    ));
-    let id = assert_app_round(&report);
-    assert_eq!(id.len(), 8, "an inbox id: {id}");
-    assert_eq!(
-        report["call"]["meta"]["io.github.ask-user/form"]["inInbox"],
-        true
-    );
-    assert_answered(&report["resume"], "PostgreSQL");
+    // `auto` finds the running inbox; `inbox` names it.
+    for fallback in ["auto", "inbox"] {
+        let report = run_host(scenario(
+            state.path(),
+            &["mcp", "--fallback", fallback],
+            None,
+            json!({"choose": "PostgreSQL"}),
+        ));
+        let id = assert_app_round(&report);
+        assert_eq!(id.len(), 8, "{fallback}: an inbox id: {id}");
+        assert_eq!(
+            report["call"]["meta"]["io.github.ask-user/form"]["inInbox"],
+            true
+        );
+        assert_answered(&report["resume"], "PostgreSQL");
 
-    let history = Command::new(bin())
-        .args(["inbox", "history"])
-        .env("ASK_USER_STATE_DIR", state.path())
-        .env_remove("ASK_USER_INBOX")
-        .env_remove("ASK_USER_TOKEN")
-        .output()
-        .unwrap();
-    assert!(history.status.success(), "{history:?}");
-    let history = String::from_utf8_lossy(&history.stdout);
-    let entry: Value = history
-        .lines()
-        .map(|line| serde_json::from_str::<Value>(line).unwrap())
-        .find(|entry| entry["inboxId"] == id.as_str())
-        .unwrap_or_else(|| panic!("{id} is in the inbox's history: {history}"));
-    assert!(entry.to_string().contains("PostgreSQL"), "{entry}");
+        let history = Command::new(bin())
+            .args(["inbox", "history"])
+            .env("ASK_USER_STATE_DIR", state.path())
+            .env_remove("ASK_USER_INBOX")
+            .env_remove("ASK_USER_TOKEN")
+            .output()
+            .unwrap();
+        assert!(history.status.success(), "{history:?}");
+        let history = String::from_utf8_lossy(&history.stdout);
+        let entry: Value = history
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap())
+            .find(|entry| entry["inboxId"] == id.as_str())
+            .unwrap_or_else(|| panic!("{fallback}: {id} is in the inbox's history: {history}"));
+        assert!(entry.to_string().contains("PostgreSQL"), "{entry}");
+    }
 }
 
 /// Stops the inbox however the test ends.

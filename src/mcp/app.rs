@@ -520,6 +520,7 @@ pub async fn resume(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::answer::Unanswered;
 
     fn prompt() -> Prompt {
         crate::input::parse(br#"{"question":"Ship it?","options":["yes","no"]}"#)
@@ -557,6 +558,35 @@ mod tests {
         }
     }
 
+    /// A submit to a closed question says how it closed.
+    #[test]
+    fn a_closed_question_says_how_it_closed() {
+        let done = |document| Some(Waited::Done(document));
+        for (now, how) in [
+            (done(AnswerDocument::answered(Vec::new())), "answered"),
+            (
+                done(AnswerDocument::unanswered(Unanswered::TimedOut)),
+                "timed out",
+            ),
+            (
+                done(AnswerDocument::unanswered(Unanswered::Cancelled)),
+                "cancelled",
+            ),
+            (
+                done(AnswerDocument::unanswered(Unanswered::Declined)),
+                "cancelled",
+            ),
+            (None, "cancelled"),
+        ] {
+            let err = already_decided("abc", now);
+            assert_eq!(err.code(), "ALREADY_ANSWERED");
+            assert_eq!(
+                err.to_string(),
+                format!("question \"abc\" is closed already ({how}); nothing more can be sent")
+            );
+        }
+    }
+
     #[test]
     fn the_submit_tool_is_for_the_app_only() {
         let tool = submit_tool("ask_user");
@@ -570,7 +600,10 @@ mod tests {
         let kept = Kept::default();
         let apps = Apps::default();
         let id = kept.keep_question(None).unwrap();
+        assert!(!apps.holds(&id), "not asked through the form yet");
         apps.hold(&id, Held::Kept(Box::new(prompt())));
+        assert!(apps.holds(&id));
+        assert!(!apps.holds("00000000"));
         assert_eq!(kept.peek(&id), Some(Waited::Open));
 
         let bad = submit(
