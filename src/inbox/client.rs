@@ -628,4 +628,61 @@ mod tests {
             );
         }
     }
+
+    /// Requests go as any HTTP/1.1 server or proxy takes them: a POST's
+    /// body with its length, never chunked; a GET with no body and no
+    /// length (a stand-in reads each request's head and body).
+    #[test]
+    fn requests_carry_their_length_and_no_chunks() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (heads, received) = std::sync::mpsc::channel::<(String, Vec<u8>)>();
+        std::thread::spawn(move || {
+            for _ in 0..2 {
+                let (mut stream, _) = listener.accept().unwrap();
+                stream
+                    .set_read_timeout(Some(Duration::from_secs(5)))
+                    .unwrap();
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+                    head.push(byte[0]);
+                }
+                let head = String::from_utf8(head).unwrap().to_ascii_lowercase();
+                let length = head
+                    .lines()
+                    .find_map(|line| line.strip_prefix("content-length: "))
+                    .map_or(0, |n| n.trim().parse().unwrap());
+                let mut body = vec![0u8; length];
+                stream.read_exact(&mut body).unwrap();
+                heads.send((head, body)).unwrap();
+                let _ = stream.write_all(
+                    b"HTTP/1.1 200 OK\r\ncontent-length: 4\r\nconnection: close\r\n\r\n\"ok\"",
+                );
+            }
+        });
+        let client = Client::new(Endpoint {
+            base: format!("http://127.0.0.1:{port}"),
+            authority: format!("127.0.0.1:{port}"),
+            token: "0".repeat(32),
+        });
+        let runtime = runtime();
+        let said = runtime.block_on(client.post::<_, String>("/api/ask", &"x"));
+        assert_eq!(said.ok().as_deref(), Some("ok"));
+        let (head, body) = received.recv().unwrap();
+        assert!(head.starts_with("post /api/ask http/1.1\r\n"), "{head}");
+        assert!(head.contains("\r\ncontent-length: 3\r\n"), "{head}");
+        assert!(!head.contains("transfer-encoding"), "{head}");
+        assert_eq!(body, b"\"x\"");
+        let said = runtime.block_on(client.get::<String>("/api/questions"));
+        assert_eq!(said.ok().as_deref(), Some("ok"));
+        let (head, body) = received.recv().unwrap();
+        assert!(
+            head.starts_with("get /api/questions http/1.1\r\n"),
+            "{head}"
+        );
+        assert!(!head.contains("content-length"), "{head}");
+        assert!(!head.contains("transfer-encoding"), "{head}");
+        assert!(body.is_empty());
+    }
 }
