@@ -396,6 +396,23 @@ mod tests {
         }
     }
 
+    /// A whole response (leaked: the stand-in's thread outlives the test's
+    /// borrow); no Content-Type header when `content_type` is empty.
+    fn canned(status: &str, content_type: &str, body: &str) -> &'static str {
+        let content_type = if content_type.is_empty() {
+            String::new()
+        } else {
+            format!("content-type: {content_type}\r\n")
+        };
+        Box::leak(
+            format!(
+                "HTTP/1.1 {status}\r\n{content_type}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .into_boxed_str(),
+        )
+    }
+
     fn post(endpoint: Endpoint) -> AskError {
         match post_failure(endpoint) {
             Failure::Refused(err) => err,
@@ -406,13 +423,7 @@ mod tests {
     #[test]
     fn an_inbox_that_does_not_take_our_request_is_a_version_mismatch() {
         let body = r#"{"tool":"ask_user","version":1,"status":"error","error":{"code":"INVALID_JSON","message":"this inbox, ask_user 0.0.9, does not take that request","parseError":"unknown field `face`"}}"#;
-        let response = Box::leak(
-            format!(
-                "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            )
-            .into_boxed_str(),
-        );
+        let response = canned("400 Bad Request", "application/json", body);
         let err = post(other_version(response));
         assert_eq!(err.code(), "VERSION_MISMATCH");
         assert_eq!(
@@ -439,13 +450,7 @@ mod tests {
     #[test]
     fn a_stopping_replica_or_a_proxy_without_one_is_unreachable_not_final() {
         let body = r#"{"tool":"ask_user","version":1,"status":"error","error":{"code":"NO_INBOX","message":"this inbox replica is stopping"}}"#;
-        let drain = Box::leak(
-            format!(
-                "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            )
-            .into_boxed_str(),
-        );
+        let drain = canned("503 Service Unavailable", "application/json", body);
         let proxies: [&'static str; 3] = [
             drain,
             "HTTP/1.1 502 Bad Gateway\r\ncontent-length: 11\r\nconnection: close\r\n\r\nbad gateway",
@@ -490,13 +495,7 @@ mod tests {
     #[test]
     fn other_errors_of_the_inbox_keep_their_code() {
         let body = r#"{"tool":"ask_user","version":1,"status":"error","error":{"code":"UNKNOWN_QUESTION","message":"no such question"}}"#;
-        let response = Box::leak(
-            format!(
-                "HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            )
-            .into_boxed_str(),
-        );
+        let response = canned("404 Not Found", "application/json", body);
         assert_eq!(post(other_version(response)).code(), "UNKNOWN_QUESTION");
     }
 
@@ -611,13 +610,7 @@ mod tests {
             ("401 Unauthorized", "no token"),
             ("403 Forbidden", "wrong host"),
         ] {
-            let response = Box::leak(
-                format!(
-                    "HTTP/1.1 {status}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
-                    text.len()
-                )
-                .into_boxed_str(),
-            );
+            let response = canned(status, "", text);
             let err = post(other_version(response));
             assert_eq!(err.code(), "NO_INBOX");
             assert_eq!(

@@ -549,12 +549,18 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn store_calls_are_timed_by_operation_in_a_cumulative_histogram() {
+    /// Metrics, and a SQLite store in a folder of its own timed into them.
+    fn timed_sqlite() -> (Metrics, tempfile::TempDir, Box<dyn Store>) {
         let metrics = Metrics::default();
         let dir = tempfile::tempdir().unwrap();
         let sqlite = store::SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap();
-        let mut store = metrics.timed(Box::new(sqlite));
+        let store = metrics.timed(Box::new(sqlite));
+        (metrics, dir, store)
+    }
+
+    #[test]
+    fn store_calls_are_timed_by_operation_in_a_cumulative_histogram() {
+        let (metrics, _dir, mut store) = timed_sqlite();
         assert_eq!(store.kind(), "sqlite");
         assert_eq!(store.replicas().unwrap(), 1);
         let text = metrics.render(&SQLITE);
@@ -611,10 +617,7 @@ mod tests {
     /// whole, and each timed one is counted under its own operation.
     #[test]
     fn a_timed_store_passes_every_call_through() {
-        let metrics = Metrics::default();
-        let dir = tempfile::tempdir().unwrap();
-        let sqlite = store::SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap();
-        let mut store = metrics.timed(Box::new(sqlite));
+        let (metrics, _dir, mut store) = timed_sqlite();
         let question = NewQuestion {
             ask_key: "k".into(),
             input: r#"{"question":"Deploy?"}"#.into(),
