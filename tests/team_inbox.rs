@@ -360,6 +360,22 @@ fn healthz_and_readyz_need_no_token_and_readyz_follows_the_store() {
         call(&local, &local.token, "GET", "/nowhere", "").status,
         404
     );
+    // A question's verb with another method is 405; an unknown verb, 404.
+    let question = format!("/api/questions/{}", asker.id);
+    for (method, verb, status) in [
+        ("GET", "reply", 405),
+        ("PUT", "wait", 405),
+        ("GET", "nothing", 404),
+    ] {
+        let got = call(
+            &local,
+            &local.token,
+            method,
+            &format!("{question}/{verb}"),
+            "",
+        );
+        assert_eq!(got.status, status, "{method} {verb}: {}", got.body);
+    }
     drop(asker);
     local.stop();
 
