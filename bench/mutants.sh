@@ -8,6 +8,7 @@
 #   bench/mutants.sh --list                   # the modules and the tests each one runs
 #   bench/mutants.sh --summary [MODULE…]      # the table of the last run again
 #   MUTANTS_WORK=target/mutants-b bench/mutants.sh MODULE…  # a second run beside the first
+#   MUTANTS_SHARD=1/2 MUTANTS_WORK=… bench/mutants.sh MODULE  # half a module's mutants (0/2, 1/2)
 #
 # It runs in its own copy of the working tree (target/mutants/tree, with its own target
 # folder, kept from run to run so only changed code is rebuilt), in place, one mutant at a
@@ -169,6 +170,8 @@ run() {
     args=(--in-place --dir "$tree" --file "$file" --output "$out" --no-times)
     for target in $targets; do args+=("--cargo-arg=$target"); done
     [ -z "$in_diff" ] || args+=(--in-diff "$in_diff")
+    # A big module split between two folders (or sessions): cargo-mutants' consecutive slices.
+    [ -z "${MUTANTS_SHARD:-}" ] || args+=(--shard "$MUTANTS_SHARD")
     # Lines only a Windows build compiles: not mutable here (docs/mutants.md).
     windows=$(python3 bench/windows-lines.py "$file")
     [ -z "$windows" ] || args+=(--exclude-re "$windows")
