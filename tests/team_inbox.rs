@@ -22,6 +22,7 @@ const DATABASE: &str = r#"{"question":"Which database?","options":["PostgreSQL",
 common::harness::main!(
     an_asker_on_one_replica_is_answered_and_cancelled_through_another,
     an_asker_on_one_replica_is_answered_in_the_page_of_another,
+    a_pages_event_stream_carries_the_changes_of_every_replica,
     asker_gone_and_back_and_a_dismissal_show_on_every_replica,
     a_question_resumed_on_another_replica_gets_the_answer_given_on_the_first,
     kill_9_one_replica_under_three_askers_and_each_finds_its_question_on_the_next,
@@ -159,6 +160,57 @@ fn an_asker_on_one_replica_is_answered_in_the_page_of_another() {
     assert_eq!(reply.status, 200, "{}", reply.body);
     assert!(reply.body.contains(&id), "{}", reply.body);
     assert!(a.list().is_empty() && b.list().is_empty());
+    a.stop();
+    b.stop();
+}
+
+/// Reads `stream` until `needle` has arrived (a stream that ends or falls
+/// silent for 10 s first fails); returns what was read.
+fn read_until(stream: &mut std::net::TcpStream, needle: &str) -> String {
+    use std::io::Read;
+    let mut read = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !String::from_utf8_lossy(&read).contains(needle) {
+        match stream.read(&mut chunk) {
+            Ok(n) if n > 0 => read.extend_from_slice(&chunk[..n]),
+            other => panic!(
+                "the stream ended before {needle:?} ({other:?}): {}",
+                String::from_utf8_lossy(&read)
+            ),
+        }
+    }
+    String::from_utf8_lossy(&read).into_owned()
+}
+
+/// The page's own stream (raw, as a browser's EventSource reads it): B's
+/// snapshot, then, on the same connection, the question asked on A and its
+/// closing, each as it happens. (A browser reconnects when a stream ends and
+/// would get the same from the next snapshot, late: hence the raw reader.)
+fn a_pages_event_stream_carries_the_changes_of_every_replica() {
+    use std::io::Write;
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let (dir_a, a, _dir_b, b) = two_replicas(server, &[]);
+    let mut stream = page::connect(b.port);
+    let (host, bearer) = (b.host(), format!("Bearer {}", b.token));
+    let headers = [("Host", host.as_str()), ("Authorization", bearer.as_str())];
+    stream
+        .write_all(&page::raw_request("GET", "/api/events", &headers, b""))
+        .unwrap();
+    let snapshot = read_until(&mut stream, "event: snapshot\ndata: []\n\n");
+    assert!(snapshot.starts_with("HTTP/1.1 200"), "{snapshot}");
+    let asker = Asker::ask(dir_a.path(), DATABASE, &[]);
+    let id = asker.id.clone();
+    read_until(
+        &mut stream,
+        &format!("event: asked\ndata: {{\"inboxId\":\"{id}\""),
+    );
+    let path = format!("/api/questions/{id}/reply");
+    assert_eq!(a.request("POST", &path, r#"{"replies":["1"]}"#).status, 200);
+    read_until(
+        &mut stream,
+        &format!("event: closed\ndata: {{\"inboxId\":\"{id}\",\"outcome\":\"answered\""),
+    );
+    assert_eq!(asker.finish(), (0, answered(&id, 1)));
     a.stop();
     b.stop();
 }
