@@ -617,6 +617,29 @@ mod tests {
         (status, retry, serde_json::from_slice(&bytes).unwrap())
     }
 
+    /// Each error code gets the status that fits it; only 503 says when to
+    /// try again.
+    #[test]
+    fn error_documents_have_the_status_of_their_code() {
+        use crate::error::Detail;
+        let detail = || Detail::new("why");
+        for (err, status) in [
+            (AskError::UnknownQuestion(detail()), 404),
+            (AskError::AlreadyAnswered(detail()), 409),
+            (AskError::Forbidden(detail()), 403),
+            (AskError::InvalidJson(detail()), 400),
+            (AskError::InternalError(detail()), 500),
+            (AskError::NoInbox(detail()), 503),
+            (AskError::MissingOptions(detail()), 422),
+        ] {
+            let code = err.code();
+            let (got, retry, document) = body_of(error_reply(&err));
+            assert_eq!(got, status, "{code}");
+            assert_eq!(retry.is_some(), status == 503, "{code}");
+            assert_eq!(document["error"]["code"], code);
+        }
+    }
+
     #[test]
     fn a_stopping_replica_refuses_asks_and_waits_with_503_and_retry_after() {
         let (_dir, hub, inbox) = inbox();
