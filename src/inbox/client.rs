@@ -361,17 +361,13 @@ mod tests {
     /// A stand-in for an inbox of another version: it answers one request
     /// with `response` (raw HTTP), whatever was asked.
     fn other_version(response: &'static str) -> Endpoint {
-        stand_in(response, false)
+        stand_in_pieces(vec![response.to_string()], false)
     }
 
-    /// Like [`other_version`]; when `held_open`, the connection stays open
-    /// after the response until the client closes it.
-    fn stand_in(response: &'static str, held_open: bool) -> Endpoint {
-        stand_in_pieces(vec![response.to_string()], held_open)
-    }
-
-    /// Like [`stand_in`], writing the response in `pieces`, 200 ms apart
-    /// (so the client has read each before the next).
+    /// Like [`other_version`], writing the response in `pieces`, 200 ms
+    /// apart (so the client has read each before the next); when
+    /// `held_open`, the connection stays open after the response until the
+    /// client closes it.
     fn stand_in_pieces(pieces: Vec<String>, held_open: bool) -> Endpoint {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
@@ -389,6 +385,11 @@ mod tests {
                 let _ = stream.read(&mut head);
             }
         });
+        local(port)
+    }
+
+    /// The endpoint of a stand-in on 127.0.0.1:`port`.
+    fn local(port: u16) -> Endpoint {
         Endpoint {
             base: format!("http://127.0.0.1:{port}"),
             authority: format!("127.0.0.1:{port}"),
@@ -559,7 +560,10 @@ mod tests {
             assert_eq!(events.next(silence).await, None);
         });
         let endless = format!("data: {}", "e".repeat(MAX_EVENT_BYTES + 1024));
-        let endpoint = stand_in(ok_until_closed("text/event-stream", &endless), true);
+        let endpoint = stand_in_pieces(
+            vec![ok_until_closed("text/event-stream", &endless).to_string()],
+            true,
+        );
         runtime().block_on(async {
             let mut events = Client::new(endpoint).events("/api/events").await.unwrap();
             // The stand-in neither closes nor falls silent for a minute:
@@ -654,11 +658,7 @@ mod tests {
                 );
             }
         });
-        let client = Client::new(Endpoint {
-            base: format!("http://127.0.0.1:{port}"),
-            authority: format!("127.0.0.1:{port}"),
-            token: "0".repeat(32),
-        });
+        let client = Client::new(local(port));
         let runtime = runtime();
         let said = runtime.block_on(client.post::<_, String>("/api/ask", &"x"));
         assert_eq!(said.ok().as_deref(), Some("ok"));
