@@ -422,6 +422,153 @@ fn without_an_answer_a_resume_is_pending_again_and_the_submit_tool_checks_what_i
     );
 }
 
+/// The race the app's ask leaves to the inbox: the question is in the inbox
+/// and the person answers it there before the server's "leave it pending"
+/// arrives. The inbox's reply to that leave is the decided document, and
+/// that is the call's result: answered at once, no form, nothing to resume.
+/// A proxy in front of the real inbox holds the leave until the answer is in.
+fn an_answer_the_inbox_has_before_the_leave_is_the_calls_result() {
+    let state = tempfile::tempdir().unwrap();
+    let (inbox, line) = spawn_inbox(&mut Command::new(bin()), state.path(), |_| {});
+    let _inbox = Stopped(inbox);
+    let inbox_port: u16 = line
+        .split("http://127.0.0.1:")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|port| port.parse().ok())
+        .unwrap_or_else(|| panic!("the inbox says its port: {line}"));
+    let token = std::fs::read_to_string(state.path().join("token")).unwrap();
+    let (proxy_port, leaving, release) = holding_proxy(inbox_port);
+
+    let elsewhere = tempfile::tempdir().unwrap();
+    let address = format!("http://127.0.0.1:{proxy_port}");
+    let mut raw = Raw::start_with(
+        &["mcp", "--fallback", "inbox"],
+        &[
+            ("ASK_USER_STATE_DIR", elsewhere.path().as_os_str()),
+            ("ASK_USER_INBOX", address.as_ref()),
+            ("ASK_USER_TOKEN", token.trim().as_ref()),
+        ],
+    );
+    let apps = json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}});
+    raw.initialize("2025-11-25", apps);
+    raw.call(1, &question(), None);
+
+    let id = leaving
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("the server leaves the question pending in the inbox");
+    let answered = Command::new(bin())
+        .args(["inbox", "answer", &id, "--reply", "2"])
+        .env("ASK_USER_STATE_DIR", state.path())
+        .env_remove("ASK_USER_INBOX")
+        .env_remove("ASK_USER_TOKEN")
+        .output()
+        .unwrap();
+    assert!(answered.status.success(), "{answered:?}");
+    release.send(()).unwrap();
+
+    let result = raw.next();
+    let document = &result["result"]["structuredContent"];
+    assert_eq!(document["answered"], true, "{result}");
+    assert_eq!(document["pending"], Value::Null, "{result}");
+    assert_eq!(document["inboxId"], id.as_str(), "{result}");
+    assert_eq!(
+        document["answers"][0]["values"],
+        json!(["SQLite"]),
+        "{result}"
+    );
+    assert_eq!(
+        result["result"]["_meta"]["io.github.ask-user/form"],
+        Value::Null,
+        "no form for a decided question: {result}"
+    );
+}
+
+/// A proxy on a port of its own in front of the inbox at `inbox_port`: it
+/// passes requests on (with the inbox's own Host and Origin) and responses back, but
+/// holds a question's `leave` until `release` hears from the test, after
+/// sending the question's id on `leaving`.
+fn holding_proxy(
+    inbox_port: u16,
+) -> (
+    u16,
+    std::sync::mpsc::Receiver<String>,
+    std::sync::mpsc::Sender<()>,
+) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::{TcpListener, TcpStream};
+    use std::sync::{Arc, Mutex, mpsc};
+
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (leaving_send, leaving) = mpsc::channel();
+    let (release, released) = mpsc::channel::<()>();
+    let released = Arc::new(Mutex::new(released));
+    std::thread::spawn(move || {
+        for client in listener.incoming() {
+            let Ok(client) = client else { return };
+            let Ok(upstream) = TcpStream::connect(("127.0.0.1", inbox_port)) else {
+                return;
+            };
+            let (mut back_from, mut back_to) =
+                (upstream.try_clone().unwrap(), client.try_clone().unwrap());
+            std::thread::spawn(move || std::io::copy(&mut back_from, &mut back_to));
+            let (leaving_send, released) = (leaving_send.clone(), Arc::clone(&released));
+            std::thread::spawn(move || {
+                let mut from = BufReader::new(client);
+                let mut to = upstream;
+                loop {
+                    // One request: its head line by line (Host and Origin the inbox's own), then its body.
+                    let mut head = Vec::new();
+                    let mut length = 0usize;
+                    let mut first = String::new();
+                    loop {
+                        let mut line = String::new();
+                        if from.read_line(&mut line).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        let lower = line.to_ascii_lowercase();
+                        if first.is_empty() {
+                            first = line.clone();
+                        }
+                        if let Some(value) = lower.strip_prefix("content-length:") {
+                            length = value.trim().parse().unwrap();
+                        }
+                        if lower.starts_with("host:") {
+                            line = format!("host: 127.0.0.1:{inbox_port}\r\n");
+                        } else if lower.starts_with("origin:") {
+                            line = format!("origin: http://127.0.0.1:{inbox_port}\r\n");
+                        }
+                        let end = line == "\r\n";
+                        head.extend_from_slice(line.as_bytes());
+                        if end {
+                            break;
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    from.read_exact(&mut body).unwrap();
+                    let leave = first
+                        .strip_prefix("POST /api/questions/")
+                        .and_then(|path| path.split(' ').next())
+                        .and_then(|path| path.strip_suffix("/leave"));
+                    if let Some(id) = leave {
+                        leaving_send.send(id.to_string()).unwrap();
+                        released.lock().unwrap().recv().unwrap();
+                    }
+                    if to
+                        .write_all(&head)
+                        .and_then(|()| to.write_all(&body))
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (port, leaving, release)
+}
+
 common::harness::main!(
     without_an_answer_a_resume_is_pending_again_and_the_submit_tool_checks_what_it_takes,
     a_host_with_the_extension_shows_the_form_and_resume_returns_the_answer,
@@ -429,4 +576,5 @@ common::harness::main!(
     a_cancel_in_the_form_is_what_resume_returns,
     with_an_inbox_the_answer_lands_in_the_inbox,
     a_client_without_the_extension_never_sees_the_app,
+    an_answer_the_inbox_has_before_the_leave_is_the_calls_result,
 );
