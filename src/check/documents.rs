@@ -497,6 +497,7 @@ fn check_answer(doc: &AnswerDocument) -> Result<()> {
         }
         check_text(reason, usize::MAX, "reason")?;
     }
+    check_optional_text(doc.hint.as_deref(), usize::MAX, "hint")?;
     // A pending question kept by an mcp server itself has that server's id: 32 hex digits.
     let kept_id =
         |id: &str| id.len() == 32 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
