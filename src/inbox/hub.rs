@@ -1332,6 +1332,94 @@ mod tests {
         assert_eq!(hub.ask(&bad_key).unwrap_err().path(), Some("key"));
     }
 
+    /// The time-to-answer histogram takes the time from the ask to the answer.
+    #[test]
+    fn an_answer_is_timed_from_its_ask() {
+        let (_dir, hub) = hub(Duration::from_secs(60));
+        let started = std::time::Instant::now();
+        let Asked { inbox_id: id } = hub.ask(&request("k1", SELECT)).unwrap();
+        std::thread::sleep(Duration::from_millis(60));
+        hub.decide(
+            &id,
+            Action::Replies(vec!["1".into()], Vec::new()),
+            Face::Cli,
+        )
+        .unwrap();
+        let elapsed = started.elapsed().as_millis();
+        let metrics = hub.render_metrics();
+        let sum: u128 = metrics
+            .lines()
+            .find_map(|line| line.strip_prefix("mcp_question_latency_ms_sum "))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("a sum: {metrics}"));
+        // The clock the hub reads has whole milliseconds: one either side.
+        assert!((59..=elapsed + 1).contains(&sum), "{sum} ms of {elapsed}");
+        assert!(
+            metrics.contains("mcp_question_latency_ms_count 1\n"),
+            "{metrics}"
+        );
+    }
+
+    /// Each limit takes its longest value and refuses one character more
+    /// (and far more); characters are counted, not bytes.
+    #[test]
+    fn an_asks_key_name_and_folder_are_refused_past_their_limits() {
+        let refused = |request: &AskRequest| {
+            let err = check_request(request).unwrap_err();
+            (
+                err.code(),
+                err.path().map(str::to_string),
+                err.message().to_string(),
+            )
+        };
+        let mut ask = request(&"k".repeat(MAX_KEY_CHARS), SELECT);
+        assert!(check_request(&ask).is_ok());
+        for key in [
+            "k".repeat(MAX_KEY_CHARS + 1),
+            "k".repeat(2 * MAX_KEY_CHARS),
+            "k y".into(),
+            String::new(),
+        ] {
+            ask.key = key;
+            assert_eq!(
+                refused(&ask),
+                (
+                    "INVALID_FIELD",
+                    Some("key".into()),
+                    "key must be 1 to 64 visible ASCII characters".into()
+                )
+            );
+        }
+        ask.key = "k".into();
+        ask.source.name = Some("é".repeat(MAX_NAME_CHARS));
+        assert!(check_request(&ask).is_ok());
+        for long in [MAX_NAME_CHARS + 1, 2 * MAX_NAME_CHARS] {
+            ask.source.name = Some("é".repeat(long));
+            assert_eq!(
+                refused(&ask),
+                (
+                    "INVALID_FIELD",
+                    Some("source.name".into()),
+                    "source.name must be at most 200 characters".into()
+                )
+            );
+        }
+        ask.source.name = None;
+        ask.source.cwd = Some("é".repeat(MAX_CWD_CHARS));
+        assert!(check_request(&ask).is_ok());
+        for long in [MAX_CWD_CHARS + 1, 2 * MAX_CWD_CHARS] {
+            ask.source.cwd = Some("é".repeat(long));
+            assert_eq!(
+                refused(&ask),
+                (
+                    "INVALID_FIELD",
+                    Some("source.cwd".into()),
+                    "source.cwd must be at most 4096 characters".into()
+                )
+            );
+        }
+    }
+
     #[test]
     fn a_retry_is_the_same_question_and_a_restart_keeps_pending_ones() {
         let dir = tempfile::tempdir().unwrap();
