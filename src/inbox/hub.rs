@@ -1121,6 +1121,11 @@ mod tests {
         assert_eq!(rfc3339(951_782_400_123), "2000-02-29T00:00:00.123Z");
         assert_eq!(rfc3339(1_795_441_512_345), "2026-11-23T13:45:12.345Z");
         assert_eq!(rfc3339(-1), "1969-12-31T23:59:59.999Z");
+        // The first days of a March, where the algorithm's years begin, in
+        // centuries that do and do not leap.
+        assert_eq!(rfc3339(5_097_600_000), "1970-03-01T00:00:00.000Z");
+        assert_eq!(rfc3339(5_443_200_000), "1970-03-05T00:00:00.000Z");
+        assert_eq!(rfc3339(4_107_542_400_000), "2100-03-01T00:00:00.000Z");
     }
 
     /// A question stored by another replica (its own connection), unknown
