@@ -1337,6 +1337,32 @@ mod tests {
         assert_eq!(hub.ask(&bad_key).unwrap_err().path(), Some("key"));
     }
 
+    /// A question this replica holds is waited on, left and answered from
+    /// memory: no store read (`op="get"`) for it.
+    #[test]
+    fn a_held_question_is_not_read_from_the_store_again() {
+        let (_dir, hub) = hub(Duration::from_secs(60));
+        let gets = |hub: &Hub| -> u64 {
+            hub.render_metrics()
+                .lines()
+                .find_map(|line| line.strip_prefix("mcp_store_latency_ms_count{op=\"get\"} "))
+                .map_or(0, |n| n.parse().unwrap())
+        };
+        let Asked { inbox_id: id } = hub.ask(&request("k1", SELECT)).unwrap();
+        let before = gets(&hub);
+        let Wait::Pending(_waiter) = hub.wait(&id).unwrap() else {
+            panic!("pending");
+        };
+        hub.leave(&id, Leaving::Away).unwrap();
+        hub.decide(
+            &id,
+            Action::Replies(vec!["1".into()], Vec::new()),
+            Face::Cli,
+        )
+        .unwrap();
+        assert_eq!(gets(&hub), before);
+    }
+
     /// The time-to-answer histogram takes the time from the ask to the answer.
     #[test]
     fn an_answer_is_timed_from_its_ask() {
