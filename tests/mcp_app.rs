@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use common::bin;
 use common::clients::{chromium, require, runs, tests_dir};
 use common::mcp_raw::Raw;
-use common::process::{output_with_stdin, spawn_inbox};
+use common::process::{inbox_verb, output_with_stdin, spawn_inbox};
 
 /// tests/apps with node and its pinned host installed.
 fn apps_host() -> PathBuf {
@@ -274,13 +274,7 @@ fn with_an_inbox_the_answer_lands_in_the_inbox() {
         );
         assert_answered(&report["resume"], "PostgreSQL");
 
-        let history = Command::new(bin())
-            .args(["inbox", "history"])
-            .env("ASK_USER_STATE_DIR", state.path())
-            .env_remove("ASK_USER_INBOX")
-            .env_remove("ASK_USER_TOKEN")
-            .output()
-            .unwrap();
+        let history = inbox_verb(state.path(), &["history"]);
         assert!(history.status.success(), "{history:?}");
         let history = String::from_utf8_lossy(&history.stdout);
         let entry: Value = history
@@ -457,13 +451,7 @@ fn an_answer_the_inbox_has_before_the_leave_is_the_calls_result() {
     let id = leaving
         .recv_timeout(std::time::Duration::from_secs(10))
         .expect("the server leaves the question pending in the inbox");
-    let answered = Command::new(bin())
-        .args(["inbox", "answer", &id, "--reply", "2"])
-        .env("ASK_USER_STATE_DIR", state.path())
-        .env_remove("ASK_USER_INBOX")
-        .env_remove("ASK_USER_TOKEN")
-        .output()
-        .unwrap();
+    let answered = inbox_verb(state.path(), &["answer", &id, "--reply", "2"]);
     assert!(answered.status.success(), "{answered:?}");
     release.send(()).unwrap();
 

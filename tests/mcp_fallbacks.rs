@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use serde_json::{Value, json};
 
 use common::mcp_raw::Raw;
-use common::process::{spawn_inbox, without_tty};
+use common::process::{inbox_verb, spawn_inbox, without_tty};
 use common::{bin, run_with};
 
 /// What the model reads next to a relayed prompt document.
@@ -256,13 +256,7 @@ fn fallback_auto_with_an_inbox_asks_in_the_inbox() {
     let document = &result["structuredContent"];
     assert_eq!(document["pending"], true, "{result}");
     let id = document["inboxId"].as_str().expect("an inbox question");
-    let listed = Command::new(bin())
-        .args(["inbox", "list"])
-        .env("ASK_USER_STATE_DIR", state.path())
-        .env_remove("ASK_USER_INBOX")
-        .env_remove("ASK_USER_TOKEN")
-        .output()
-        .unwrap();
+    let listed = inbox_verb(state.path(), &["list"]);
     assert!(listed.status.success(), "{listed:?}");
     assert!(
         String::from_utf8_lossy(&listed.stdout).contains(&format!(r#""inboxId":"{id}""#)),

@@ -1422,32 +1422,20 @@ mod tests {
             );
         }
         ask.key = "k".into();
-        ask.source.name = Some("é".repeat(MAX_NAME_CHARS));
-        assert!(check_request(&ask).is_ok());
-        for long in [MAX_NAME_CHARS + 1, 2 * MAX_NAME_CHARS] {
-            ask.source.name = Some("é".repeat(long));
-            assert_eq!(
-                refused(&ask),
-                (
-                    "INVALID_FIELD",
-                    Some("source.name".into()),
-                    "source.name must be at most 200 characters".into()
-                )
-            );
-        }
-        ask.source.name = None;
-        ask.source.cwd = Some("é".repeat(MAX_CWD_CHARS));
-        assert!(check_request(&ask).is_ok());
-        for long in [MAX_CWD_CHARS + 1, 2 * MAX_CWD_CHARS] {
-            ask.source.cwd = Some("é".repeat(long));
-            assert_eq!(
-                refused(&ask),
-                (
-                    "INVALID_FIELD",
-                    Some("source.cwd".into()),
-                    "source.cwd must be at most 4096 characters".into()
-                )
-            );
+        type Field = fn(&mut Source) -> &mut Option<String>;
+        let fields: [(&str, usize, Field); 2] = [
+            ("source.name", MAX_NAME_CHARS, |source| &mut source.name),
+            ("source.cwd", MAX_CWD_CHARS, |source| &mut source.cwd),
+        ];
+        for (path, max, field) in fields {
+            *field(&mut ask.source) = Some("é".repeat(max));
+            assert!(check_request(&ask).is_ok(), "{path}");
+            for long in [max + 1, 2 * max] {
+                *field(&mut ask.source) = Some("é".repeat(long));
+                let message = format!("{path} must be at most {max} characters");
+                assert_eq!(refused(&ask), ("INVALID_FIELD", Some(path.into()), message));
+            }
+            *field(&mut ask.source) = None;
         }
     }
 
