@@ -840,6 +840,72 @@ mod tests {
         );
     }
 
+    /// Every way to move picks its side; Tab and Shift-Tab swap (from no
+    /// choice, Tab picks Yes).
+    #[test]
+    fn confirm_moves_with_arrows_letters_and_tab() {
+        let q = question(r#"{"prompt":"x","type":"confirm"}"#);
+        for yes in [Key::ArrowLeft, Key::ArrowUp, Key::Char('h'), Key::Char('k')] {
+            assert_eq!(
+                run(&q, vec![Key::ArrowRight, yes.clone(), Key::Enter]),
+                Step::Done(Choice::Confirm(true)),
+                "{yes:?}"
+            );
+        }
+        for no in [Key::ArrowDown, Key::Char('l'), Key::Char('j')] {
+            assert_eq!(
+                run(&q, vec![Key::ArrowLeft, no.clone(), Key::Enter]),
+                Step::Done(Choice::Confirm(false)),
+                "{no:?}"
+            );
+        }
+        for (keys, yes) in [
+            (vec![Key::Tab], true),
+            (vec![Key::Tab, Key::Tab], false),
+            (vec![Key::Tab, Key::BackTab], false),
+            (vec![Key::ArrowRight, Key::BackTab], true),
+        ] {
+            let mut keys = keys;
+            keys.push(Key::Enter);
+            assert_eq!(
+                run(&q, keys.clone()),
+                Step::Done(Choice::Confirm(yes)),
+                "{keys:?}"
+            );
+        }
+    }
+
+    /// A long Other answer wraps inside the window with a column left for
+    /// the cursor, and the block with the cursor's row is the one a tall
+    /// body scrolls to.
+    #[test]
+    fn a_long_other_answer_wraps_inside_the_window_and_scrolls_to_its_cursor() {
+        let paint = Paint { color: false };
+        let q = question(r#"{"question":"x","options":["a","b"],"allow_other":true}"#);
+        let mut widget = Widget::new(&q);
+        widget.handle(Key::ArrowUp);
+        for _ in 0..60 {
+            widget.handle(Key::Char('x'));
+        }
+        let body = widget.body(paint, 20);
+        let rows: Vec<String> = body.blocks.iter().flatten().map(row_text).collect();
+        assert!(rows.len() >= 6, "{rows:?}");
+        for row in &rows {
+            assert!(text_width(row) < 20, "{row:?} of {rows:?}");
+        }
+        let field = body
+            .blocks
+            .iter()
+            .position(|block| row_text(&block[0]).contains("Other: "))
+            .unwrap_or_else(|| panic!("{rows:?}"));
+        assert!(body.blocks.len() - field >= 4, "{rows:?}");
+        // The cursor after the text: the field's last row.
+        assert_eq!(body.cursor_block, body.blocks.len() - 1, "{rows:?}");
+        // Home: the field's first row.
+        widget.handle(Key::Home);
+        assert_eq!(widget.body(paint, 20).cursor_block, field, "{rows:?}");
+    }
+
     fn keys_of(body: &Body) -> Vec<String> {
         body.hints
             .iter()
