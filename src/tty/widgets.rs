@@ -830,6 +830,12 @@ mod tests {
     fn confirm_without_default_needs_a_choice() {
         let q = question(r#"{"prompt":"x","type":"confirm"}"#);
         assert_eq!(run(&q, vec![Key::Enter]), Step::Continue);
+        // Unless the question may be skipped: then Enter skips it.
+        let optional = question(r#"{"prompt":"x","type":"confirm","required":false}"#);
+        assert_eq!(
+            run(&optional, vec![Key::Enter]),
+            Step::Done(Choice::Skipped)
+        );
         assert_eq!(
             run(&q, vec![Key::ArrowRight, Key::Enter]),
             Step::Done(Choice::Confirm(false))
