@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 
 use common::bin;
 use common::clients::{amp, claude_code, codex, offline, tests_dir};
-use common::process::{inbox_verb_by, output_with_stdin};
+use common::process::output_with_stdin;
 use common::scratch::Scratch;
 use common::stand_in::{HostTurn, Network, QUESTION, postgres_answer, result_text};
 
@@ -204,7 +204,17 @@ impl<'a> NetworkInbox<'a> {
 
     /// `ask_user inbox VERB ARGS`, as the person runs it: (exit code, stdout lines).
     fn verb(&self, args: &[&str]) -> (i32, Vec<Value>) {
-        let out = inbox_verb_by(self.network.command(bin()), &self.state, args);
+        let out = self
+            .network
+            .command(bin())
+            .arg("inbox")
+            .args(args)
+            .env("ASK_USER_STATE_DIR", &self.state)
+            .env_remove("ASK_USER_INBOX")
+            .env_remove("ASK_USER_TOKEN")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
         let lines = String::from_utf8(out.stdout)
             .unwrap()
             .lines()

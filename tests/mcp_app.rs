@@ -20,8 +20,9 @@ use serde_json::{Value, json};
 
 use common::bin;
 use common::clients::{chromium, require, runs, tests_dir};
+use common::inbox::{Inbox, run};
 use common::mcp_raw::Raw;
-use common::process::{inbox_verb, output_with_stdin, spawn_inbox};
+use common::process::{output_with_stdin, spawn_inbox};
 
 /// tests/apps with node and its pinned host installed.
 fn apps_host() -> PathBuf {
@@ -274,9 +275,8 @@ fn with_an_inbox_the_answer_lands_in_the_inbox() {
         );
         assert_answered(&report["resume"], "PostgreSQL");
 
-        let history = inbox_verb(state.path(), &["history"]);
-        assert!(history.status.success(), "{history:?}");
-        let history = String::from_utf8_lossy(&history.stdout);
+        let (code, history) = run(state.path(), &["inbox", "history"]);
+        assert_eq!(code, 0, "{history}");
         let entry: Value = history
             .lines()
             .map(|line| serde_json::from_str::<Value>(line).unwrap())
@@ -423,16 +423,8 @@ fn without_an_answer_a_resume_is_pending_again_and_the_submit_tool_checks_what_i
 /// A proxy in front of the real inbox holds the leave until the answer is in.
 fn an_answer_the_inbox_has_before_the_leave_is_the_calls_result() {
     let state = tempfile::tempdir().unwrap();
-    let (inbox, line) = spawn_inbox(&mut Command::new(bin()), state.path(), |_| {});
-    let _inbox = Stopped(inbox);
-    let inbox_port: u16 = line
-        .split("http://127.0.0.1:")
-        .nth(1)
-        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|port| port.parse().ok())
-        .unwrap_or_else(|| panic!("the inbox says its port: {line}"));
-    let token = std::fs::read_to_string(state.path().join("token")).unwrap();
-    let (proxy_port, leaving, release) = holding_proxy(inbox_port);
+    let inbox = Inbox::start(state.path());
+    let (proxy_port, leaving, release) = holding_proxy(inbox.port);
 
     let elsewhere = tempfile::tempdir().unwrap();
     let address = format!("http://127.0.0.1:{proxy_port}");
@@ -441,7 +433,7 @@ fn an_answer_the_inbox_has_before_the_leave_is_the_calls_result() {
         &[
             ("ASK_USER_STATE_DIR", elsewhere.path().as_os_str()),
             ("ASK_USER_INBOX", address.as_ref()),
-            ("ASK_USER_TOKEN", token.trim().as_ref()),
+            ("ASK_USER_TOKEN", inbox.token.as_ref()),
         ],
     );
     let apps = json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}});
@@ -451,8 +443,8 @@ fn an_answer_the_inbox_has_before_the_leave_is_the_calls_result() {
     let id = leaving
         .recv_timeout(std::time::Duration::from_secs(10))
         .expect("the server leaves the question pending in the inbox");
-    let answered = inbox_verb(state.path(), &["answer", &id, "--reply", "2"]);
-    assert!(answered.status.success(), "{answered:?}");
+    let (code, answered) = run(state.path(), &["inbox", "answer", &id, "--reply", "2"]);
+    assert_eq!(code, 0, "{answered}");
     release.send(()).unwrap();
 
     let result = raw.next();

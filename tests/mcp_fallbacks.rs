@@ -11,8 +11,9 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
+use common::inbox::run;
 use common::mcp_raw::Raw;
-use common::process::{inbox_verb, spawn_inbox, without_tty};
+use common::process::{spawn_inbox, without_tty};
 use common::{bin, run_with};
 
 /// What the model reads next to a relayed prompt document.
@@ -256,12 +257,9 @@ fn fallback_auto_with_an_inbox_asks_in_the_inbox() {
     let document = &result["structuredContent"];
     assert_eq!(document["pending"], true, "{result}");
     let id = document["inboxId"].as_str().expect("an inbox question");
-    let listed = inbox_verb(state.path(), &["list"]);
-    assert!(listed.status.success(), "{listed:?}");
-    assert!(
-        String::from_utf8_lossy(&listed.stdout).contains(&format!(r#""inboxId":"{id}""#)),
-        "{listed:?}"
-    );
+    let (code, listed) = run(state.path(), &["inbox", "list"]);
+    assert_eq!(code, 0, "{listed}");
+    assert!(listed.contains(&format!(r#""inboxId":"{id}""#)), "{listed}");
 }
 
 /// Ends a child process however the test ends.

@@ -29,7 +29,7 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Child, Command};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -38,7 +38,7 @@ use common::bin;
 use common::browser::Browser;
 use common::clients::{chromium, claude_code, codex, mcp_python, mcp_typescript_sdk, tests_dir};
 use common::page::{self, Response, read_response};
-use common::process::{exit_within, inbox_verb_by, json_client, spawn_inbox};
+use common::process::{exit_within, json_client, spawn_inbox};
 use common::scratch::Scratch;
 use common::stand_in::{HostTurn, Network, QUESTION, postgres_answer};
 
@@ -95,8 +95,16 @@ impl Inbox {
     }
 
     /// `ask_user inbox ARGS` run by `command` (the binary, on the inbox's network).
-    fn verb_by(&self, command: Command, args: &[&str]) -> (i32, String) {
-        let out = inbox_verb_by(command, self.dir.path(), args);
+    fn verb_by(&self, mut command: Command, args: &[&str]) -> (i32, String) {
+        let out = command
+            .arg("inbox")
+            .args(args)
+            .env("ASK_USER_STATE_DIR", self.dir.path())
+            .env_remove("ASK_USER_INBOX")
+            .env_remove("ASK_USER_TOKEN")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
         (
             out.status.code().unwrap(),
             String::from_utf8(out.stdout).unwrap(),

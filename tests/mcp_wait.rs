@@ -29,8 +29,9 @@ use serde_json::{Value, json};
 
 use common::bin;
 use common::clients::mcp_typescript_sdk;
+use common::inbox::run;
 use common::page::same_origin_request;
-use common::process::{inbox_verb, spawn_inbox};
+use common::process::spawn_inbox;
 
 /// The host's timer, and the setup-written wait scaled down below it.
 const HOST_TIMEOUT_MS: u64 = 5000;
@@ -281,8 +282,11 @@ fn with_an_inbox_the_inbox_keeps_the_question_and_a_resume_returns_the_answer() 
     if let Some(rest) = PERSON_TAKES.checked_sub(returned.elapsed()) {
         std::thread::sleep(rest);
     }
-    let answered = inbox_verb(state.path(), &["answer", &id, "--reply", "PostgreSQL"]);
-    assert_eq!(answered.status.code(), Some(0), "{answered:?}");
+    let (code, answered) = run(
+        state.path(),
+        &["inbox", "answer", &id, "--reply", "PostgreSQL"],
+    );
+    assert_eq!(code, 0, "{answered}");
     assert_answered_postgresql(&host.call(&json!({ "resume": id })));
     drop(host);
     let _ = inbox.kill();

@@ -86,25 +86,6 @@ pub fn spawn_inbox(
     (child, line)
 }
 
-/// `ask_user inbox ARGS` as the person runs it, on the inbox that serves
-/// `state` (found through its inbox.json, not the environment), stdin closed.
-pub fn inbox_verb(state: &std::path::Path, args: &[&str]) -> Output {
-    inbox_verb_by(Command::new(super::bin()), state, args)
-}
-
-/// [`inbox_verb`] run by `command` (the binary, say on the inbox's network).
-pub fn inbox_verb_by(mut command: Command, state: &std::path::Path, args: &[&str]) -> Output {
-    command
-        .arg("inbox")
-        .args(args)
-        .env("ASK_USER_STATE_DIR", state)
-        .env_remove("ASK_USER_INBOX")
-        .env_remove("ASK_USER_TOKEN")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
 /// Starts `command` with its stdin and stdout piped and its stderr as given.
 pub fn spawn_piped(command: &mut Command, stderr: Stdio) -> Child {
     command
