@@ -12,6 +12,10 @@
 //! scripts/dist and the packaging steps are bash and Python scripts run as
 //! programs. Elsewhere (the release workflow's macOS and Windows runners)
 //! this file is an empty test that says so.
+//!
+//! Slow (a release build, `scripts/dist` twice, every channel): the whole
+//! file runs only with ASK_USER_SLOW=1 (or under CI), else every test in it
+//! is counted as ignored (tests/common/harness.rs).
 
 #![cfg_attr(not(target_os = "linux"), allow(dead_code, unused_imports))]
 
@@ -50,7 +54,7 @@ fn main() {
 
 #[cfg(target_os = "linux")]
 common::harness::main!(
-    two_runs_with_one_source_date_epoch_are_byte_identical,
+    slow: two_runs_with_one_source_date_epoch_are_byte_identical,
     the_archive_holds_the_binary_docs_completions_and_man_pages,
     sha256sums_lists_every_artifact_and_checks,
     every_manifest_carries_cargo_tomls_version,

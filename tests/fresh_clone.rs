@@ -11,14 +11,18 @@
 //! clone's own target/ (a link to it), as cargo would with the variable
 //! unset. Unchanged files keep their times, so cargo rebuilds the ask_user
 //! crate only when the source changed; the dependencies stay built.
+//!
+//! Slow (a release build): runs with ASK_USER_SLOW=1 (or under CI), else
+//! counted as ignored (tests/common/harness.rs).
 
 // Unix only: builds the checkout with scripts/build-release for a Unix host (symlinks, file modes).
-#![cfg(unix)]
+#![cfg_attr(not(unix), allow(dead_code, unused_imports))]
 
 use std::path::Path;
 use std::process::Command;
 
 mod common;
+#[cfg(unix)]
 use common::clone::{sync_tree, target_dir};
 
 const FIXTURE: &str = "seed003-simple-binary";
@@ -26,6 +30,7 @@ const FIXTURE: &str = "seed003-simple-binary";
 /// `clone/tools/ask_user` with the toolbox execute face on the fixture, run
 /// from `elsewhere`, with `target_dir` as the variable `via` names
 /// (CARGO_TARGET_DIR or CARGO_BUILD_TARGET_DIR; `None`: both unset).
+#[cfg(unix)]
 fn run_tool(clone: &Path, elsewhere: &Path, target_dir: Option<(&str, &Path)>) -> (String, String) {
     let input = std::fs::File::open(clone.join(format!("fixtures/{FIXTURE}.input.json"))).unwrap();
     let mut command = Command::new(clone.join("tools/ask_user"));
@@ -46,7 +51,7 @@ fn run_tool(clone: &Path, elsewhere: &Path, target_dir: Option<(&str, &Path)>) -
     (stdout, stderr)
 }
 
-#[test]
+#[cfg(unix)]
 fn a_fresh_clones_tool_runs_from_another_directory_with_and_without_cargo_target_dir() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let base = target_dir().join("fresh-clone");
@@ -94,4 +99,14 @@ fn a_fresh_clones_tool_runs_from_another_directory_with_and_without_cargo_target
         assert_eq!(stdout, expected, "run {run}: {stderr}");
         assert_eq!(stderr.contains("building"), run == 0, "run {run}: {stderr}");
     }
+}
+
+#[cfg(unix)]
+common::harness::main!(
+    slow: a_fresh_clones_tool_runs_from_another_directory_with_and_without_cargo_target_dir
+);
+
+#[cfg(not(unix))]
+fn main() {
+    println!("tests/fresh_clone: the release build is checked on Unix; nothing to run here");
 }

@@ -1,13 +1,16 @@
 //! tests/common/harness.rs on itself: this binary runs again as a child with
 //! ASK_USER_HARNESS_DEMO set, where one test finds its client and one misses
 //! it, and the child's totals and exit code are checked with `CI` set and
-//! unset.
+//! unset; with ASK_USER_HARNESS_DEMO=slow, its two tests are slow ones
+//! (`main!(slow: …)`), checked with `ASK_USER_SLOW` and `CI` set and unset.
+//! Each child leaves its record of what it skipped in a folder of the test
+//! (ASK_USER_TEST_RECORDS), which the test reads back.
 
 mod common;
 
 use std::process::Command;
 
-use common::harness::{require, standard_test_lines};
+use common::harness::{RECORDS_VAR, SLOW, Skips, require, standard_test_lines, sum_records};
 
 const DEMO: &str = "ASK_USER_HARNESS_DEMO";
 
@@ -23,10 +26,26 @@ fn demo_misses_its_client() {
 
 /// The demo run with `CI` set to `ci` (`None`: unset): exit code, stdout, stderr.
 fn demo(ci: Option<&str>) -> (i32, String, String) {
+    demo_with("1", &[("CI", ci), (SLOW, None)], None)
+}
+
+/// The demo `which` ("1", or "slow") with each variable of `env` set to its
+/// value (`None`: unset), and its records in `records` when given.
+fn demo_with(
+    which: &str,
+    env: &[(&str, Option<&str>)],
+    records: Option<&std::path::Path>,
+) -> (i32, String, String) {
     let mut command = Command::new(std::env::current_exe().unwrap());
-    command.env(DEMO, "1").env_remove("CI");
-    if let Some(ci) = ci {
-        command.env("CI", ci);
+    command.env(DEMO, which).env_remove(RECORDS_VAR);
+    for (name, value) in env {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+    if let Some(records) = records {
+        command.env(RECORDS_VAR, records);
     }
     let output = command.output().unwrap();
     (
@@ -34,6 +53,94 @@ fn demo(ci: Option<&str>) -> (i32, String, String) {
         String::from_utf8_lossy(&output.stdout).into_owned(),
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
+}
+
+fn demo_slow_one() {}
+
+fn demo_slow_two() {}
+
+/// `main!(slow: …)`: ignored, with ASK_USER_SLOW named, unless the variable
+/// is on, or unset under CI; the record says how many were slow.
+fn slow_tests_run_only_when_asked() {
+    let ignored = "test result: ok. 1 passed; 0 failed; 2 ignored;";
+    let ran = "test result: ok. 3 passed; 0 failed; 0 ignored;";
+    for (slow, ci, expected) in [
+        (None, None, ignored),
+        (Some(""), None, ignored),
+        (Some("0"), None, ignored),
+        (Some("false"), None, ignored),
+        (None, Some("false"), ignored),
+        (Some("0"), Some("true"), ignored),
+        (Some("1"), None, ran),
+        (Some("yes"), Some("0"), ran),
+        (None, Some("true"), ran),
+    ] {
+        let records = tempfile::tempdir().unwrap();
+        let (code, stdout, stderr) =
+            demo_with("slow", &[(SLOW, slow), ("CI", ci)], Some(records.path()));
+        let case = format!("ASK_USER_SLOW={slow:?} CI={ci:?}");
+        assert_eq!(code, 0, "{case}: {stdout}{stderr}");
+        assert!(stdout.contains(expected), "{case}: {stdout}");
+        let (sum, strays) = sum_records(records.path());
+        assert!(strays.is_empty(), "{strays:?}");
+        if expected == ignored {
+            let reasons = stdout
+                .lines()
+                .filter(|line| line.starts_with("test demo_slow_"))
+                .filter(|line| line.ends_with(" ... ignored (slow: runs with ASK_USER_SLOW=1)"))
+                .count();
+            assert_eq!(reasons, 2, "{case}: {stdout}");
+            assert_eq!(
+                stderr
+                    .matches("ignored as slow: 2 test(s) (ASK_USER_SLOW=1 runs them)")
+                    .count(),
+                1,
+                "{case}: {stderr}"
+            );
+            assert_eq!(
+                sum,
+                Skips {
+                    missing: 0,
+                    slow: 2
+                },
+                "{case}"
+            );
+        } else {
+            assert!(!stderr.contains("ignored as slow"), "{case}: {stderr}");
+            assert_eq!(sum, Skips::default(), "{case}");
+            assert_eq!(std::fs::read_dir(records.path()).unwrap().count(), 0);
+        }
+    }
+}
+
+/// A binary that skipped a test leaves one record in the run's folder; a
+/// binary run outside `cargo test` (its parent is this test) leaves none.
+fn a_skipped_test_is_recorded_for_the_closing_line() {
+    let records = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = demo_with("1", &[("CI", None)], Some(records.path()));
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let files: Vec<_> = std::fs::read_dir(records.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert!(files[0].starts_with("harness-"), "{files:?}");
+    assert_eq!(
+        std::fs::read_to_string(records.path().join(&files[0])).unwrap(),
+        "missing 1\nslow 0\n"
+    );
+    assert_eq!(
+        sum_records(records.path()).0,
+        Skips {
+            missing: 1,
+            slow: 0
+        }
+    );
+    // Under CI the missing client fails instead: nothing skipped, no record.
+    let records = tempfile::tempdir().unwrap();
+    let (code, _, _) = demo_with("1", &[("CI", Some("true"))], Some(records.path()));
+    assert_eq!(code, 101);
+    assert_eq!(std::fs::read_dir(records.path()).unwrap().count(), 0);
 }
 
 fn a_missing_client_is_counted_as_ignored_with_its_reason() {
@@ -86,6 +193,16 @@ fn test_attributes_are_found_wherever_they_are_indented() {
 }
 
 fn main() -> std::process::ExitCode {
+    if std::env::var_os(DEMO).is_some_and(|demo| demo == "slow") {
+        return common::harness::run_gated(
+            file!(),
+            vec![
+                ("demo_slow_one", demo_slow_one),
+                ("demo_slow_two", demo_slow_two),
+            ],
+            common::harness::Gate::Slow,
+        );
+    }
     if std::env::var_os(DEMO).is_some() {
         return common::harness::run(
             file!(),
@@ -109,6 +226,14 @@ fn main() -> std::process::ExitCode {
             (
                 "test_attributes_are_found_wherever_they_are_indented",
                 test_attributes_are_found_wherever_they_are_indented,
+            ),
+            (
+                "slow_tests_run_only_when_asked",
+                slow_tests_run_only_when_asked,
+            ),
+            (
+                "a_skipped_test_is_recorded_for_the_closing_line",
+                a_skipped_test_is_recorded_for_the_closing_line,
             ),
         ],
     )
