@@ -192,6 +192,64 @@ fn test_attributes_are_found_wherever_they_are_indented() {
     assert!(standard_test_lines("fn a() {}\n").is_empty());
 }
 
+/// scripts/test-clients, which the closing line names: `--list`, its usage
+/// error and its refusal without root (as `nobody` through setpriv when
+/// this test runs as root). Installing is .ci/run's part.
+fn test_clients() -> Command {
+    Command::new(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/test-clients"))
+}
+
+fn test_clients_lists_every_setup_script() {
+    let output = test_clients().arg("--list").output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let mut expected: Vec<String> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("setup-") && name.ends_with(".sh"))
+        .map(|name| format!(".ci/{name}"))
+        .collect();
+    expected.sort();
+    assert!(expected.len() >= 10, "{expected:?}");
+    let listed: Vec<String> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(listed, expected);
+}
+
+fn test_clients_refuses_an_unknown_argument_with_its_usage() {
+    let output = test_clients().arg("--bogus").output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "scripts/test-clients: unknown argument: --bogus\nusage: scripts/test-clients [--list]\n"
+    );
+}
+
+fn test_clients_needs_root() {
+    let id = Command::new("id").arg("-u").output().unwrap();
+    let root = String::from_utf8_lossy(&id.stdout).trim() == "0";
+    let output = if root {
+        let script = test_clients().get_program().to_owned();
+        Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(script)
+            .output()
+            .unwrap()
+    } else {
+        test_clients().output().unwrap()
+    };
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert!(output.stdout.is_empty(), "{output:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "scripts/test-clients: needs root (the .ci/setup-*.sh scripts install with apt-get \
+         and into system folders): run it as root, e.g. sudo scripts/test-clients\n"
+    );
+}
+
 fn main() -> std::process::ExitCode {
     if std::env::var_os(DEMO).is_some_and(|demo| demo == "slow") {
         return common::harness::run_gated(
@@ -235,6 +293,15 @@ fn main() -> std::process::ExitCode {
                 "a_skipped_test_is_recorded_for_the_closing_line",
                 a_skipped_test_is_recorded_for_the_closing_line,
             ),
+            (
+                "test_clients_lists_every_setup_script",
+                test_clients_lists_every_setup_script,
+            ),
+            (
+                "test_clients_refuses_an_unknown_argument_with_its_usage",
+                test_clients_refuses_an_unknown_argument_with_its_usage,
+            ),
+            ("test_clients_needs_root", test_clients_needs_root),
         ],
     )
 }
