@@ -471,12 +471,14 @@ pub struct Leftover {
 
 /// The live `ask_user` processes (not zombies) started at or after `since`
 /// (clock ticks since boot) that belong to this checkout: they inherited
-/// cargo's `CARGO_MANIFEST_DIR` for it, run a binary from inside it, or
-/// descend from `run`'s cargo process. A process under another cargo
+/// cargo's `CARGO_MANIFEST_DIR` for it, run a binary from inside it or from
+/// its target folder, or descend from `run`'s cargo process. A process under another cargo
 /// process (another run, in this checkout or another) is not counted; an
 /// orphan (its test gone) is, by its start time and one of the ties above.
 pub fn leftovers(since: u64, run: Option<u32>) -> Vec<Leftover> {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // target/debug/deps/THIS: the target folder, wherever CARGO_TARGET_DIR put it.
+    let target = records_root().and_then(|root| Some(root.parent()?.parent()?.to_path_buf()));
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -512,7 +514,9 @@ pub fn leftovers(since: u64, run: Option<u32>) -> Vec<Leftover> {
             continue;
         }
         let tied = under_run
-            || exe.as_ref().is_some_and(|exe| exe.starts_with(manifest))
+            || exe.as_ref().is_some_and(|exe| {
+                exe.starts_with(manifest) || target.as_ref().is_some_and(|dir| exe.starts_with(dir))
+            })
             || environ_has(pid, "CARGO_MANIFEST_DIR", manifest);
         if tied {
             found.push(Leftover {
