@@ -219,6 +219,50 @@ fn records_sum_into_one_closing_line() -> Result<(), Failed> {
     Ok(())
 }
 
+/// The folders of runs whose cargo process has ended (or was another
+/// process with its pid) go; a live run's and the one to keep stay.
+fn records_of_ended_runs_go() -> Result<(), Failed> {
+    let root = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let me = stat(std::process::id()).ok_or("no /proc/self/stat")?;
+    let alive = CargoRun {
+        pid: std::process::id(),
+        start: me.start,
+    }
+    .key();
+    // Beyond the kernel's largest pid (2^22): never alive.
+    let ended = CargoRun {
+        pid: 4_194_305,
+        start: 1,
+    }
+    .key();
+    // This process's pid with another start time: the pid was reused.
+    let reused = CargoRun {
+        pid: std::process::id(),
+        start: me.start + 1,
+    }
+    .key();
+    let keep = "4194306-1";
+    for name in [
+        alive.as_str(),
+        ended.as_str(),
+        reused.as_str(),
+        keep,
+        "junk",
+    ] {
+        std::fs::create_dir(root.path().join(name)).map_err(|e| e.to_string())?;
+    }
+    remove_ended_runs(root.path(), Some(keep));
+    let mut left: Vec<String> = std::fs::read_dir(root.path())
+        .map_err(|e| e.to_string())?
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    let mut expected = vec![alive, keep.to_string()];
+    expected.sort();
+    assert_eq!(left, expected);
+    Ok(())
+}
+
 /// This binary run again with its records in a folder of this test: the
 /// closing line is the last line on stderr, the folder is gone after; with
 /// nothing recorded there is no line; `--list` leaves the records alone.
@@ -354,6 +398,9 @@ fn main() -> ExitCode {
             ),
             Trial::ignorable_test("records_sum_into_one_closing_line", || {
                 check(records_sum_into_one_closing_line)
+            }),
+            Trial::ignorable_test("records_of_ended_runs_go", || {
+                check(records_of_ended_runs_go)
             }),
             Trial::ignorable_test("the_closing_line_ends_the_run_and_the_records_go", || {
                 check(the_closing_line_ends_the_run_and_the_records_go)
