@@ -192,6 +192,54 @@ fn test_attributes_are_found_wherever_they_are_indented() {
     assert!(standard_test_lines("fn a() {}\n").is_empty());
 }
 
+/// A test file that builds from a fresh clone (tests/common/clone.rs,
+/// tests/common/dist.rs: a release build, minutes), itself or through the
+/// files it includes with `#[path]`, is slow as a whole: `main!(slow: …)`.
+fn files_that_build_a_release_are_slow() {
+    // Spelled in pieces: this file is not a builder.
+    const DIST: &str = concat!("common::", "dist::");
+    const CLONE: &str = concat!("common::", "clone::");
+    const MAIN: &str = concat!("common::harness::", "main!(");
+    let tests = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut builders = Vec::new();
+    for entry in std::fs::read_dir(&tests).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|ext| ext != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut texts = vec![text.clone()];
+        for line in text.lines() {
+            if let Some(included) = line
+                .trim()
+                .strip_prefix("#[path = \"")
+                .and_then(|rest| rest.strip_suffix("\"]"))
+            {
+                texts.push(std::fs::read_to_string(tests.join(included)).unwrap());
+            }
+        }
+        let builds = texts.iter().any(|text| {
+            text.lines()
+                .filter(|line| !line.trim_start().starts_with("//"))
+                .any(|line| line.contains(DIST) || line.contains(CLONE))
+        });
+        if builds {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let slow = text.contains(&format!("{MAIN}\n    slow:"))
+                || text.contains(&format!("{MAIN}slow:"));
+            builders.push((name, slow));
+        }
+    }
+    builders.sort();
+    assert_eq!(
+        builders,
+        vec![
+            ("dist.rs".to_string(), true),
+            ("fresh_clone.rs".to_string(), true)
+        ]
+    );
+}
+
 /// scripts/test-clients, which the closing line names: `--list`, its usage
 /// error and its refusal without root (as `nobody` through setpriv when
 /// this test runs as root). Installing is .ci/run's part.
@@ -292,6 +340,10 @@ fn main() -> std::process::ExitCode {
             (
                 "a_skipped_test_is_recorded_for_the_closing_line",
                 a_skipped_test_is_recorded_for_the_closing_line,
+            ),
+            (
+                "files_that_build_a_release_are_slow",
+                files_that_build_a_release_are_slow,
             ),
             (
                 "test_clients_lists_every_setup_script",
