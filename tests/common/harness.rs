@@ -39,8 +39,8 @@ use libtest_mimic::{Arguments, Completion, Failed, Trial};
 /// clippy's `-D warnings`); a `#[test]` attribute in the file fails the run,
 /// since without the standard harness it would be silently dropped.
 /// An entry may carry `#[cfg(…)]` like the function it names.
-#[allow(unused_macros)] // used by the harness = false files only
 /// `main!(slow: …)`: every test of the file is slow ([`slow_tests_run`]).
+#[allow(unused_macros)] // used by the harness = false files only
 macro_rules! main {
     (slow: $($(#[$attr:meta])* $test:ident),+ $(,)?) => {
         #[allow(clippy::vec_init_then_push)] // pushes, so that an entry can carry #[cfg]
