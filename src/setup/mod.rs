@@ -897,7 +897,8 @@ fn choose(env: &Env, action: Action) -> Result<Vec<Host>, i32> {
             .collect(),
     };
     let prompt = picker(env, action, &preselected);
-    match crate::tty::ask(terminal, &prompt, None) {
+    // A note belongs to an answer for the model, not to a choice of hosts.
+    match crate::tty::ask_with(terminal, &prompt, None, crate::tty::Notes::Off) {
         Ok(document) if document.answered => Ok(document
             .answers
             .first()
