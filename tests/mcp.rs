@@ -1143,7 +1143,7 @@ fn mcp_rejects_a_bad_fallback_as_usage_error() {
 fn mcp_timeout_takes_decimal_seconds_and_rejects_more_than_a_day() {
     for (timeout, wanted) in [
         ("86400.5", "out of range"),
-        ("-1", "not a number of seconds"),
+        ("-1", "out of range: give 0 to 86400 seconds"),
         ("soon", "not a number of seconds"),
     ] {
         let output = Command::new(bin())
