@@ -22,8 +22,11 @@ use ask_user::setup::Host;
     version,
     about = "Ask a person a structured question; get strict JSON back.",
     long_about = "Ask a person a structured question; get strict JSON back.\n\n\
-        As an Amp toolbox tool: TOOLBOX_ACTION=describe prints the tool description,\n\
-        TOOLBOX_ACTION=execute reads the tool input on stdin and prints the prompt document.\n\
+        One binary, several faces: an MCP server for agent hosts (mcp; setup writes it into\n\
+        their config files), the terminal (ask), a local page or one inbox page for every agent\n\
+        on this machine (ask --ui web, inbox), and a tool that hosts run with TOOLBOX_ACTION set\n\
+        (describe prints the tool description; execute reads the tool input on stdin and prints\n\
+        the prompt document, as the prompt command does).\n\
         Documents go to stdout, one JSON line (check's text and github reports are lines of\n\
         text, and mcp speaks its protocol there); everything for people goes to stderr.",
     disable_help_subcommand = true,

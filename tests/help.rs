@@ -159,3 +159,29 @@ fn numeric_flags_say_their_range_for_negative_numbers() {
         assert!(!run.stderr.contains("use '--"), "{args:?}: {}", run.stderr);
     }
 }
+
+/// `--help` opens with what the tool is and its faces, and makes no claim
+/// about Amp toolboxes, which today's Amp does not have (docs/hosts.md#amp).
+#[test]
+fn help_opens_with_what_the_tool_is_and_its_faces() {
+    let help = run_with(&["--help"], &[], b"").stdout;
+    let lines: Vec<&str> = help.lines().collect();
+    assert_eq!(
+        lines[0],
+        "Ask a person a structured question; get strict JSON back."
+    );
+    let faces = lines[2..7].join(" ");
+    for face in [
+        "an MCP server for agent hosts (mcp;",
+        "setup writes it",
+        "the terminal (ask)",
+        "(ask --ui web, inbox)",
+        "TOOLBOX_ACTION",
+        "describe prints the tool description",
+        "execute reads the tool input on stdin",
+    ] {
+        assert!(faces.contains(face), "{face}: {faces}");
+    }
+    assert!(!help.contains("Amp"), "{help}");
+    assert!(!help.to_lowercase().contains("toolbox tool"), "{help}");
+}
