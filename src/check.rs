@@ -7,7 +7,8 @@
 //! symbolic links to folders are not followed (no loops, no `.git`), as `fd`
 //! does; a path named on the command line is always checked. A `*.json` entry
 //! that is not a regular file (a FIFO, a socket, a device) is reported, never
-//! opened: opening a FIFO would block the run.
+//! opened: opening a FIFO would block the run. A path named on the command
+//! line that does not exist is reported as missing, not as a file checked.
 
 pub mod documents;
 pub mod report;
@@ -28,6 +29,9 @@ pub struct FileReport {
     pub path: String,
     pub kind: Option<DocumentKind>,
     pub error: Option<AskError>,
+    /// A path named on the command line that does not exist: nothing was
+    /// checked there (its `error` says so).
+    pub missing: bool,
 }
 
 impl FileReport {
@@ -42,6 +46,8 @@ enum Target {
     File(PathBuf),
     /// Found while walking, but cannot be read as a file.
     Unreadable(PathBuf, AskError),
+    /// Named on the command line, and not there.
+    Missing(PathBuf, AskError),
 }
 
 /// Checks every file that `paths` name or contain, in order.
@@ -97,6 +103,21 @@ fn expand(path: &Path, targets: &mut Vec<Target>) {
         targets.push(Target::Stdin);
     } else if path.is_dir() {
         walk(path, targets);
+    } else if let Err(e) = fs::symlink_metadata(path)
+        && matches!(
+            e.kind(),
+            io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+        )
+    {
+        // Nothing by that name (`nonexist/`, or `file.json/x`): say so, rather
+        // than count it as a file that could not be read. A dangling link is
+        // there, and is read (and reported) as a file.
+        let shown = slashed(path);
+        let error = AskError::ReadError(Detail::at(
+            format!("{shown} does not exist; name a file or folder that exists, or - for stdin"),
+            shown,
+        ));
+        targets.push(Target::Missing(path.to_path_buf(), error));
     } else {
         // A file named on the command line is checked whatever its name or
         // type (`check <(cmd)` reads a pipe); reading reports what is wrong.
@@ -176,13 +197,18 @@ fn unreadable(path: &Path, reason: &str) -> AskError {
 }
 
 fn check_target(target: Target) -> FileReport {
-    let (path, bytes) = match target {
-        Target::Stdin => ("-".to_string(), crate::read_source(Some(Path::new("-")))),
+    let (path, bytes, missing) = match target {
+        Target::Stdin => (
+            "-".to_string(),
+            crate::read_source(Some(Path::new("-"))),
+            false,
+        ),
         Target::File(path) => {
             let bytes = crate::read_source(Some(&path));
-            (slashed(&path), bytes)
+            (slashed(&path), bytes, false)
         }
-        Target::Unreadable(path, error) => (slashed(&path), Err(error)),
+        Target::Unreadable(path, error) => (slashed(&path), Err(error), false),
+        Target::Missing(path, error) => (slashed(&path), Err(error), true),
     };
     let checked = match bytes {
         Ok(bytes) => check_bytes(&bytes),
@@ -195,6 +221,7 @@ fn check_target(target: Target) -> FileReport {
         path,
         kind: checked.kind,
         error: checked.error,
+        missing,
     }
 }
 

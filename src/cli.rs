@@ -22,8 +22,11 @@ use ask_user::setup::Host;
     version,
     about = "Ask a person a structured question; get strict JSON back.",
     long_about = "Ask a person a structured question; get strict JSON back.\n\n\
-        As an Amp toolbox tool: TOOLBOX_ACTION=describe prints the tool description,\n\
-        TOOLBOX_ACTION=execute reads the tool input on stdin and prints the prompt document.\n\
+        One binary, several faces: an MCP server for agent hosts (mcp; setup writes it into\n\
+        their config files), the terminal (ask), a local page or one inbox page for every agent\n\
+        on this machine (ask --ui web, inbox), and a tool that hosts run with TOOLBOX_ACTION set\n\
+        (describe prints the tool description; execute reads the tool input on stdin and prints\n\
+        the prompt document, as the prompt command does).\n\
         Documents go to stdout, one JSON line (check's text and github reports are lines of\n\
         text, and mcp speaks its protocol there); everything for people goes to stderr.",
     disable_help_subcommand = true,
@@ -134,15 +137,15 @@ pub enum Command {
         no_elicitation: bool,
         /// Seconds to wait for the person when the input gives no timeout (decimals allowed;
         /// 0: no limit of the server's own, as long as the client keeps the call).
-        #[arg(long, value_name = "SECONDS", default_value = "300", value_parser = parse_wait)]
+        #[arg(long, value_name = "SECONDS", default_value = "300", value_parser = parse_wait, allow_negative_numbers = true)]
         timeout: Duration,
         /// Seconds one call waits on the answer page or in the inbox before it returns a pending
         /// document (not an answer; the question stays answerable, and {"resume": ID} collects
         /// it). Set it below the host's own tool-call timeout. Default: wait for the outcome.
-        #[arg(long, value_name = "SECONDS", value_parser = parse_call_wait)]
+        #[arg(long, value_name = "SECONDS", value_parser = parse_call_wait, allow_negative_numbers = true)]
         wait: Option<Duration>,
         /// Port for the answer page of --fallback web (default: a free one).
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = parse_port, allow_negative_numbers = true)]
         port: Option<u16>,
         /// Open the answer page of --fallback web with the system's browser opener.
         #[arg(long)]
@@ -232,7 +235,7 @@ pub struct InboxArgs {
     #[command(subcommand)]
     pub verb: Option<InboxVerb>,
     /// Port on 127.0.0.1 (0: a free one).
-    #[arg(long, value_name = "N", default_value_t = ask_user::inbox::DEFAULT_PORT)]
+    #[arg(long, value_name = "N", default_value_t = ask_user::inbox::DEFAULT_PORT, value_parser = parse_port, allow_negative_numbers = true)]
     pub port: u16,
     /// Listen on ADDRESS:PORT instead (an IP address; 0.0.0.0 for every address). Past
     /// loopback it needs --tls-cert and --tls-key, or --behind-proxy: plain HTTP is refused.
@@ -265,16 +268,16 @@ pub struct InboxArgs {
     #[arg(long, value_name = "CMD")]
     pub notify: Option<String>,
     /// Seconds --notify's CMD may run before it (and its process group) is killed.
-    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_notify_limit)]
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_notify_limit, allow_negative_numbers = true)]
     pub notify_timeout: Duration,
     /// Seconds a question may be without its asker (killed, disconnected)
     /// before it is marked "asker gone".
-    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_wait, hide = true)]
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_wait, hide = true, allow_negative_numbers = true)]
     pub asker_grace: Duration,
     /// How long a question is kept after its asker gave up (its timeout, a host's
     /// tool timeout, a kill), for an answer to be collected with {"resume": ID};
     /// also how long an outcome can be resumed. Seconds, or with a unit: 90s, 30m, 24h, 7d.
-    #[arg(long, value_name = "TIME", default_value = "24h", value_parser = parse_retention)]
+    #[arg(long, value_name = "TIME", default_value = "24h", value_parser = parse_retention, allow_hyphen_values = true)]
     pub retention: Duration,
     /// Where questions are kept: a PostgreSQL URL (postgres://USER@HOST/DB, for
     /// an inbox past one machine), or a SQLite file. Without it: ASK_USER_STORE; else
@@ -302,7 +305,7 @@ pub enum InboxVerb {
     )]
     History {
         /// Print at most N entries.
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = parse_limit, allow_negative_numbers = true)]
         limit: Option<usize>,
     },
     /// Answer a pending question: one --reply per question, in order (as `answer`).
@@ -392,14 +395,14 @@ pub struct AskArgs {
     #[arg(long, value_enum)]
     pub ui: Option<Ui>,
     /// Port for --ui web (default: a free one).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_port, allow_negative_numbers = true)]
     pub port: Option<u16>,
     /// Open the page with the system's browser opener (--ui web).
     #[arg(long)]
     pub open: bool,
     /// Give up after this many seconds (exit 124; decimals allowed; 0 waits forever).
     /// Overrides the input's timeout.
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds, allow_negative_numbers = true)]
     pub timeout: Option<Duration>,
     /// Answer without a terminal or page: one reply per question, in order (a reply
     /// starting with "-" is a reply too).
@@ -521,19 +524,58 @@ pub fn choose_ui(flag: Option<Ui>, ui_env: Option<&str>, term: Option<&str>) -> 
     }
 }
 
-/// `--timeout`: non-negative seconds, decimals allowed.
-pub fn parse_seconds(text: &str) -> Result<Duration, String> {
+/// A number of seconds as written (decimals allowed), any sign: each flag
+/// says its own range. The numeric flags take a value that starts with `-`
+/// (`allow_negative_numbers`), so `--timeout -5` reaches these parsers and
+/// gets their range instead of clap's "to pass '-5' as a value, use '-- -5'".
+fn seconds(text: &str) -> Result<f64, String> {
     text.trim()
         .parse::<f64>()
         .ok()
-        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .filter(|n| n.is_finite())
         .ok_or_else(|| format!("{text:?} is not a number of seconds (like 30 or 0.5)"))
+}
+
+/// [`seconds`] as a duration when it is within `0..=max`, else `None`.
+fn seconds_within(text: &str, max: f64) -> Result<Option<Duration>, String> {
+    let n = seconds(text)?;
+    Ok(if (0.0..=max).contains(&n) {
+        Duration::try_from_secs_f64(n).ok()
+    } else {
+        None
+    })
+}
+
+/// `ask --timeout`: 0 or more seconds, decimals allowed (0: no limit).
+pub fn parse_seconds(text: &str) -> Result<Duration, String> {
+    if seconds(text)? < 0.0 {
+        return Err(format!(
+            "{text:?} is negative: give a number of seconds, 0 or more (like 30 or 0.5; 0 waits forever)"
+        ));
+    }
+    seconds_within(text, f64::MAX)?
+        .ok_or_else(|| format!("{text:?} is too many seconds: give 0 for no limit"))
+}
+
+/// `--port`: 0 to 65535 (0: a free one).
+pub fn parse_port(text: &str) -> Result<u16, String> {
+    text.trim().parse::<u16>().map_err(|_| {
+        format!("{text:?} is not a port: give a number from 0 to 65535 (0: a free one)")
+    })
+}
+
+/// `inbox history --limit`: a count, 0 or more.
+pub fn parse_limit(text: &str) -> Result<usize, String> {
+    text.trim()
+        .parse::<usize>()
+        .map_err(|_| format!("{text:?} is not a count: give a whole number, 0 or more"))
 }
 
 /// `inbox --notify-timeout`: more than zero, at most an hour.
 pub fn parse_notify_limit(text: &str) -> Result<Duration, String> {
-    let limit = parse_seconds(text)?;
-    if limit.is_zero() || limit > Duration::from_secs(3600) {
+    // Out of range (negative included) counts as zero: the same message.
+    let limit = seconds_within(text, 3600.0)?.unwrap_or_default();
+    if limit.is_zero() {
         return Err(format!(
             "{text:?} is out of range: give more than 0 and at most 3600 seconds"
         ));
@@ -544,19 +586,15 @@ pub fn parse_notify_limit(text: &str) -> Result<Duration, String> {
 /// `mcp --timeout`: as `ask --timeout` (0: no limit of its own), and a
 /// limit is at most a day.
 pub fn parse_wait(text: &str) -> Result<Duration, String> {
-    let wait = parse_seconds(text)?;
-    if wait > Duration::from_secs(86_400) {
-        return Err(format!(
-            "{text:?} is out of range: give at most 86400 seconds, or 0 for no limit"
-        ));
-    }
-    Ok(wait)
+    seconds_within(text, 86_400.0)?
+        .ok_or_else(|| format!("{text:?} is out of range: give 0 to 86400 seconds (0: no limit)"))
 }
 
 /// `mcp --wait`: more than zero, at most a day.
 pub fn parse_call_wait(text: &str) -> Result<Duration, String> {
-    let wait = parse_seconds(text)?;
-    if wait.is_zero() || wait > Duration::from_secs(86_400) {
+    // Out of range (negative included) counts as zero: the same message.
+    let wait = seconds_within(text, 86_400.0)?.unwrap_or_default();
+    if wait.is_zero() {
         return Err(format!(
             "{text:?} is out of range: give more than 0 and at most 86400 seconds (leave --wait out to wait for the outcome)"
         ));
@@ -578,12 +616,15 @@ pub fn parse_retention(text: &str) -> Result<Duration, String> {
         'd' => 86_400.0,
         _ => 1.0,
     };
-    let retention = number
+    let seconds = number
         .trim()
         .parse::<f64>()
         .ok()
-        .and_then(|n| Duration::try_from_secs_f64(n * scale).ok())
+        .filter(|n| n.is_finite())
+        .map(|n| n * scale)
         .ok_or_else(|| format!("{text:?} is not a time (like 90, 90s, 30m, 24h or 7d)"))?;
+    // A negative time (-1h) is out of range, as zero is.
+    let retention = Duration::try_from_secs_f64(seconds.max(0.0)).unwrap_or(Duration::MAX);
     if retention < Duration::from_secs(1) || retention > Duration::from_secs(365 * 86_400) {
         return Err(format!(
             "{text:?} is out of range: keep questions from 1 second to 365 days"
@@ -673,7 +714,7 @@ mod tests {
     fn time_limits_keep_to_their_ranges() {
         let secs = Duration::from_secs;
         assert_eq!(parse_seconds(" 0.5 "), Ok(Duration::from_millis(500)));
-        for text in ["", "-1", "soon", "NaN", "1e400"] {
+        for text in ["", "soon", "NaN", "1e400", "-inf"] {
             assert_eq!(
                 parse_seconds(text),
                 Err(format!(
@@ -681,9 +722,23 @@ mod tests {
                 ))
             );
         }
+        for text in ["-1", "-5", "-0.5"] {
+            assert_eq!(
+                parse_seconds(text),
+                Err(format!(
+                    "{text:?} is negative: give a number of seconds, 0 or more (like 30 or 0.5; 0 waits forever)"
+                ))
+            );
+        }
+        assert_eq!(parse_seconds("-0"), Ok(Duration::ZERO));
+        assert!(
+            parse_seconds("1e300")
+                .unwrap_err()
+                .contains("too many seconds")
+        );
         assert_eq!(parse_notify_limit("0.5"), Ok(Duration::from_millis(500)));
         assert_eq!(parse_notify_limit("3600"), Ok(secs(3600)));
-        for text in ["0", "3600.5", "86400"] {
+        for text in ["0", "3600.5", "86400", "-1"] {
             assert_eq!(
                 parse_notify_limit(text),
                 Err(format!(
@@ -698,12 +753,43 @@ mod tests {
         );
         assert_eq!(parse_wait("0"), Ok(Duration::ZERO));
         assert_eq!(parse_wait("86400"), Ok(secs(86_400)));
-        assert!(parse_wait("86401").unwrap_err().contains("at most 86400"));
+        for text in ["86401", "-1"] {
+            assert_eq!(
+                parse_wait(text),
+                Err(format!(
+                    "{text:?} is out of range: give 0 to 86400 seconds (0: no limit)"
+                ))
+            );
+        }
         assert_eq!(parse_call_wait("86400"), Ok(secs(86_400)));
-        for text in ["0", "86400.5"] {
+        for text in ["0", "86400.5", "-5"] {
             assert!(
                 parse_call_wait(text).unwrap_err().contains("out of range"),
                 "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn ports_and_counts_say_what_they_take() {
+        assert_eq!(parse_port("0"), Ok(0));
+        assert_eq!(parse_port(" 65535 "), Ok(65_535));
+        for text in ["-1", "65536", "x", ""] {
+            assert_eq!(
+                parse_port(text),
+                Err(format!(
+                    "{text:?} is not a port: give a number from 0 to 65535 (0: a free one)"
+                ))
+            );
+        }
+        assert_eq!(parse_limit("0"), Ok(0));
+        assert_eq!(parse_limit("20"), Ok(20));
+        for text in ["-1", "1.5", "many"] {
+            assert_eq!(
+                parse_limit(text),
+                Err(format!(
+                    "{text:?} is not a count: give a whole number, 0 or more"
+                ))
             );
         }
     }
@@ -723,11 +809,11 @@ mod tests {
         ] {
             assert_eq!(parse_retention(text), Ok(want), "{text}");
         }
-        for text in ["", "h", "soon", "24x", "-1h", "NaNs"] {
+        for text in ["", "h", "soon", "24x", "NaNs", "infh"] {
             let err = parse_retention(text).unwrap_err();
             assert!(err.contains("is not a time"), "{text}: {err}");
         }
-        for text in ["0", "0.5", "366d", "9000h"] {
+        for text in ["0", "0.5", "366d", "9000h", "-1h", "-90", "1e300d"] {
             let err = parse_retention(text).unwrap_err();
             assert!(err.contains("from 1 second to 365 days"), "{text}: {err}");
         }

@@ -77,6 +77,10 @@ pub enum AskError {
     ConfigError(Detail),
     #[error("{0}")]
     WriteError(Detail),
+    /// `setup` run from a binary in the system's temporary folder, which a
+    /// host could not start again after the folder is emptied.
+    #[error("{0}")]
+    TemporaryBinary(Detail),
     #[error("{0}")]
     WebError(Detail),
     #[error("{0}")]
@@ -98,7 +102,7 @@ pub enum AskError {
 
 impl AskError {
     /// Every code, in the documented order (docs/documents.md, schema).
-    pub const CODES: [&'static str; 23] = [
+    pub const CODES: [&'static str; 24] = [
         "INVALID_JSON",
         "INVALID_INPUT",
         "INPUT_TOO_LARGE",
@@ -115,6 +119,7 @@ impl AskError {
         "READ_ERROR",
         "CONFIG_ERROR",
         "WRITE_ERROR",
+        "TEMPORARY_BINARY",
         "WEB_ERROR",
         "NO_INBOX",
         "UNKNOWN_QUESTION",
@@ -142,6 +147,7 @@ impl AskError {
             AskError::ReadError(_) => "READ_ERROR",
             AskError::ConfigError(_) => "CONFIG_ERROR",
             AskError::WriteError(_) => "WRITE_ERROR",
+            AskError::TemporaryBinary(_) => "TEMPORARY_BINARY",
             AskError::WebError(_) => "WEB_ERROR",
             AskError::NoInbox(_) => "NO_INBOX",
             AskError::UnknownQuestion(_) => "UNKNOWN_QUESTION",
@@ -172,6 +178,7 @@ impl AskError {
             "READ_ERROR" => AskError::ReadError,
             "CONFIG_ERROR" => AskError::ConfigError,
             "WRITE_ERROR" => AskError::WriteError,
+            "TEMPORARY_BINARY" => AskError::TemporaryBinary,
             "WEB_ERROR" => AskError::WebError,
             "NO_INBOX" => AskError::NoInbox,
             "UNKNOWN_QUESTION" => AskError::UnknownQuestion,
@@ -202,6 +209,7 @@ impl AskError {
             | AskError::ReadError(d)
             | AskError::ConfigError(d)
             | AskError::WriteError(d)
+            | AskError::TemporaryBinary(d)
             | AskError::WebError(d)
             | AskError::NoInbox(d)
             | AskError::UnknownQuestion(d)

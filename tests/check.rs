@@ -136,7 +136,7 @@ fn json_format_lists_every_file_with_its_status() {
         "{text}"
     );
     assert!(text.starts_with(
-        r#"{"tool":"ask_user","version":1,"status":"ok","valid":false,"counts":{"files":10,"valid":5,"invalid":5},"files":["#
+        r#"{"tool":"ask_user","version":1,"status":"ok","valid":false,"counts":{"files":10,"valid":5,"invalid":5,"missing":0},"files":["#
     ));
     let report: Value = serde_json::from_str(&text).unwrap();
     let files: Vec<(String, String, Value, Value)> = report["files"]
@@ -580,9 +580,63 @@ fn stdin_and_named_files_are_checked_whatever_their_name() {
         .stdout(
             "notes.txt: INVALID_JSON: the input is not valid JSON; send one JSON object (expected value at line 1 column 1)\n\
              -: MISSING_QUESTION: the input has no question; add a \"question\" string (or a \"questions\" array) (at question)\n\
-             missing.json: READ_ERROR: cannot read missing.json: it does not exist; pass a readable JSON file or - for stdin\n",
+             missing.json: READ_ERROR: missing.json does not exist; name a file or folder that exists, or - for stdin\n",
         )
-        .stderr("ask_user check: 3 files checked, 0 valid, 3 invalid\n");
+        .stderr("ask_user check: 2 files checked, 0 valid, 2 invalid; 1 path does not exist\n");
+}
+
+/// A path named on the command line that does not exist (`nonexist/`, a
+/// file named as a folder) is an error naming it in every format, and is
+/// not counted as a file checked; exit 1, as for an unreadable file.
+#[test]
+fn a_path_that_does_not_exist_is_an_error_not_a_file_checked() {
+    let base = tempfile::tempdir().unwrap();
+    fs::write(
+        base.path().join("ok.json"),
+        r#"{"question":"Ok?","type":"confirm"}"#,
+    )
+    .unwrap();
+    let line = |path: &str| {
+        format!(
+            "{path}: READ_ERROR: {path} does not exist; name a file or folder that exists, or - for stdin\n"
+        )
+    };
+    ask_user(base.path())
+        .args(["check", "nonexist/"])
+        .assert()
+        .code(1)
+        .stdout(line("nonexist/"))
+        .stderr("ask_user check: no files checked; 1 path does not exist\n");
+    ask_user(base.path())
+        .args(["check", "ok.json", "nonexist/", "ok.json/x.json"])
+        .assert()
+        .code(1)
+        .stdout(line("nonexist/") + &line("ok.json/x.json"))
+        .stderr("ask_user check: 1 file valid; 2 paths do not exist\n");
+    ask_user(base.path())
+        .args(["check", "--format", "github", "nonexist/"])
+        .assert()
+        .code(1)
+        .stdout(
+            "::error file=nonexist/,title=ask_user READ_ERROR::nonexist/ does not exist; name a file or folder that exists, or - for stdin\n",
+        )
+        .stderr("ask_user check: no files checked; 1 path does not exist\n");
+    ask_user(base.path())
+        .args(["check", "--format", "json", "ok.json", "nonexist/"])
+        .assert()
+        .code(1)
+        .stderr("")
+        .stdout(
+            r#"{"tool":"ask_user","version":1,"status":"ok","valid":false,"counts":{"files":1,"valid":1,"invalid":0,"missing":1},"files":[{"path":"ok.json","status":"valid","kind":"input"},{"path":"nonexist/","status":"missing","error":{"code":"READ_ERROR","message":"nonexist/ does not exist; name a file or folder that exists, or - for stdin","path":"nonexist/"}}]}
+"#,
+        );
+    // --quiet: no summary, and only the failures, the missing path among them.
+    ask_user(base.path())
+        .args(["check", "--quiet", "ok.json", "nonexist/"])
+        .assert()
+        .code(1)
+        .stdout(line("nonexist/"))
+        .stderr("");
 }
 
 /// What a run as an ordinary user needs: `command` run as `nobody` (uid and
@@ -674,7 +728,7 @@ fn an_empty_folder_passes_with_a_notice() {
         .assert()
         .code(0)
         .stdout(
-            r#"{"tool":"ask_user","version":1,"status":"ok","valid":true,"counts":{"files":0,"valid":0,"invalid":0},"files":[]}
+            r#"{"tool":"ask_user","version":1,"status":"ok","valid":true,"counts":{"files":0,"valid":0,"invalid":0,"missing":0},"files":[]}
 "#,
         );
 }

@@ -139,7 +139,7 @@ fn check_report_json_bytes() {
     assert_eq!(
         report.replace(dir, "DIR"),
         concat!(
-            r#"{"tool":"ask_user","version":1,"status":"ok","valid":false,"counts":{"files":3,"valid":2,"invalid":1},"files":["#,
+            r#"{"tool":"ask_user","version":1,"status":"ok","valid":false,"counts":{"files":3,"valid":2,"invalid":1,"missing":0},"files":["#,
             r#"{"path":"DIR/a.json","status":"valid","kind":"input"},"#,
             r#"{"path":"DIR/b.json","status":"invalid","kind":"input","error":{"code":"INVALID_OPTIONS_JSON","#,
             r#""message":"options is a string but not a JSON array; send options as an array of strings or {label, description} objects","#,

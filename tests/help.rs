@@ -100,3 +100,88 @@ fn inbox_retention_help_names_every_unit_it_takes() {
         "{inbox}"
     );
 }
+
+/// A negative or malformed number given to a numeric flag is a usage error
+/// (exit 2, nothing on stdout) that says what the flag takes, never clap's
+/// tip "to pass '-5' as a value, use '-- -5'".
+#[test]
+fn numeric_flags_say_their_range_for_negative_numbers() {
+    let seconds =
+        "is negative: give a number of seconds, 0 or more (like 30 or 0.5; 0 waits forever)";
+    let port = "is not a port: give a number from 0 to 65535 (0: a free one)";
+    for (args, flag, says) in [
+        (
+            &["ask", "--timeout", "-5"][..],
+            "--timeout <SECONDS>",
+            seconds,
+        ),
+        (
+            &["ask", "--timeout", "-0.5"],
+            "--timeout <SECONDS>",
+            seconds,
+        ),
+        (&["ask", "--port", "-1"], "--port <N>", port),
+        (&["ask", "--port", "70000"], "--port <N>", port),
+        (
+            &["mcp", "--timeout", "-5"],
+            "--timeout <SECONDS>",
+            "is out of range: give 0 to 86400 seconds (0: no limit)",
+        ),
+        (
+            &["mcp", "--wait", "-1"],
+            "--wait <SECONDS>",
+            "is out of range: give more than 0 and at most 86400 seconds",
+        ),
+        (&["mcp", "--port", "-1"], "--port <N>", port),
+        (&["inbox", "--port", "-1"], "--port <N>", port),
+        (
+            &["inbox", "--notify-timeout", "-2"],
+            "--notify-timeout <SECONDS>",
+            "is out of range: give more than 0 and at most 3600 seconds",
+        ),
+        (
+            &["inbox", "--retention", "-1h"],
+            "--retention <TIME>",
+            "is out of range: keep questions from 1 second to 365 days",
+        ),
+        (
+            &["inbox", "history", "--limit", "-1"],
+            "--limit <N>",
+            "is not a count: give a whole number, 0 or more",
+        ),
+    ] {
+        let run = run_with(args, &[], b"");
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert_eq!(run.stdout, "", "{args:?}");
+        let value = args.last().unwrap();
+        let want = format!("error: invalid value '{value}' for '{flag}': \"{value}\" {says}");
+        assert!(run.stderr.starts_with(&want), "{args:?}: {}", run.stderr);
+        assert!(!run.stderr.contains("use '--"), "{args:?}: {}", run.stderr);
+    }
+}
+
+/// `--help` opens with what the tool is and its faces, and makes no claim
+/// about Amp toolboxes, which today's Amp does not have (docs/hosts.md#amp).
+#[test]
+fn help_opens_with_what_the_tool_is_and_its_faces() {
+    let help = run_with(&["--help"], &[], b"").stdout;
+    let lines: Vec<&str> = help.lines().collect();
+    assert_eq!(
+        lines[0],
+        "Ask a person a structured question; get strict JSON back."
+    );
+    let faces = lines[2..7].join(" ");
+    for face in [
+        "an MCP server for agent hosts (mcp;",
+        "setup writes it",
+        "the terminal (ask)",
+        "(ask --ui web, inbox)",
+        "TOOLBOX_ACTION",
+        "describe prints the tool description",
+        "execute reads the tool input on stdin",
+    ] {
+        assert!(faces.contains(face), "{face}: {faces}");
+    }
+    assert!(!help.contains("Amp"), "{help}");
+    assert!(!help.to_lowercase().contains("toolbox tool"), "{help}");
+}

@@ -545,6 +545,44 @@ fn typescript_sdk_accepts_every_error_result() {
 
 // ---- raw JSON-RPC over stdio (the client: tests/common/mcp_raw.rs) ----
 
+/// A request before `initialize`, without 2026-07-28's per-request `_meta`,
+/// is told to initialize first (-32602, with its own id), and the session
+/// then opens as usual; a 2026-07-28 request needs no initialize.
+fn a_request_before_initialize_is_told_to_initialize() {
+    let mut raw = Raw::start(&["mcp"]);
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let reply = raw.next();
+    assert_eq!(reply["id"], 1, "{reply}");
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "Invalid params: the server is not initialized: send initialize (then notifications/initialized) before tools/list;"
+        ),
+        "{message}"
+    );
+    assert!(
+        !message.contains("is missing or has malformed"),
+        "{message}"
+    );
+    raw.ping(2);
+    raw.initialize("2025-11-25", json!({}));
+    raw.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#);
+    let reply = raw.next();
+    assert_eq!(reply["id"], 3, "{reply}");
+    assert_eq!(reply["result"]["tools"][0]["name"], "ask_user", "{reply}");
+
+    let mut stateless = Raw::start(&["mcp"]);
+    stateless.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}})
+        .to_string(),
+    );
+    let reply = stateless.next();
+    assert_eq!(reply["result"]["tools"][0]["name"], "ask_user", "{reply}");
+}
+
 fn malformed_traffic_gets_json_rpc_errors_and_the_server_goes_on() {
     let mut raw = Raw::start(&["mcp"]);
     raw.initialize("2025-11-25", json!({}));
@@ -597,21 +635,41 @@ fn malformed_traffic_gets_json_rpc_errors_and_the_server_goes_on() {
     raw.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":[]}}"#);
     raw.ping(200);
 
-    // A line over the 4 MiB limit is skipped whole and answered with an error.
-    let huge = format!(
-        r#"{{"jsonrpc":"2.0","id":300,"method":"tools/call","params":{{"name":"ask_user","arguments":{{"question":"{}"}}}}}}"#,
-        "x".repeat(5 * 1024 * 1024)
-    );
-    raw.send(&huge);
-    let reply = raw.next();
-    assert_eq!(reply["error"]["code"], -32600);
-    assert!(
-        reply["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("longer than")
-    );
-    raw.ping(301);
+    // A line over the 4 MiB limit is skipped whole and answered with an
+    // error that carries its id: first, as the Python SDK writes it, or
+    // last, after the params, as the TypeScript SDK does.
+    let filler = "x".repeat(5 * 1024 * 1024);
+    for (huge, id) in [
+        (
+            format!(
+                r#"{{"jsonrpc":"2.0","id":300,"method":"tools/call","params":{{"name":"ask_user","arguments":{{"question":"{filler}"}}}}}}"#
+            ),
+            json!(300),
+        ),
+        (
+            format!(
+                r#"{{"method":"tools/call","params":{{"name":"ask_user","arguments":{{"question":"{filler}","id":1}}}},"jsonrpc":"2.0","id":"last"}}"#
+            ),
+            json!("last"),
+        ),
+        // No id to be found (a notification): null, as JSON-RPC says.
+        (
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/x","params":{{"text":"{filler}"}}}}"#
+            ),
+            Value::Null,
+        ),
+    ] {
+        raw.send(&huge);
+        let reply = raw.next();
+        assert_eq!(reply["id"], id, "{reply}");
+        assert_eq!(reply["error"]["code"], -32600);
+        assert_eq!(
+            reply["error"]["message"],
+            "Invalid Request: the message is longer than 4194304 bytes"
+        );
+        raw.ping(301);
+    }
 
     // Large but within the line limit: the tool's own INPUT_TOO_LARGE, as an error result.
     let large = json!({"jsonrpc": "2.0", "id": 400, "method": "tools/call", "params": {
@@ -1143,7 +1201,7 @@ fn mcp_rejects_a_bad_fallback_as_usage_error() {
 fn mcp_timeout_takes_decimal_seconds_and_rejects_more_than_a_day() {
     for (timeout, wanted) in [
         ("86400.5", "out of range"),
-        ("-1", "not a number of seconds"),
+        ("-1", "out of range: give 0 to 86400 seconds"),
         ("soon", "not a number of seconds"),
     ] {
         let output = Command::new(bin())
@@ -1181,6 +1239,7 @@ common::harness::main!(
     typescript_sdk_sees_and_calls_a_renamed_tool,
     typescript_sdk_accepts_every_error_result,
     malformed_traffic_gets_json_rpc_errors_and_the_server_goes_on,
+    a_request_before_initialize_is_told_to_initialize,
     client_cancellation_stops_the_wait_and_withdraws_the_form,
     tool_name_renames_the_tool_on_the_wire,
     fallback_web_closes_the_page_when_the_call_is_cancelled,

@@ -316,7 +316,10 @@ fn a_bad_wait_is_a_usage_error() {
             "soon",
             r#""soon" is not a number of seconds (like 30 or 0.5)"#,
         ),
-        ("-1", r#""-1" is not a number of seconds"#),
+        (
+            "-1",
+            r#""-1" is out of range: give more than 0 and at most 86400 seconds"#,
+        ),
         (
             "0",
             r#""0" is out of range: give more than 0 and at most 86400 seconds"#,

@@ -176,6 +176,27 @@ fn detected_hosts_are_preselected_and_the_choice_is_set_up() {
     );
 }
 
+/// A note belongs to an answer for a model, not to a choice of hosts: the
+/// picker's keys do not offer Ctrl-N, and Ctrl-N opens no note line (were
+/// one open, the x would go into it and Enter would only close it).
+#[test]
+fn the_picker_neither_offers_nor_takes_a_note() {
+    let mut picker = start("");
+    picker.expect("Which hosts should ask_user connect to?");
+    picker.expect("Esc cancel");
+    let keys = plain(&picker.screen);
+    assert!(!keys.contains("Ctrl-N"), "{keys}");
+    assert!(!keys.contains("note"), "{keys}");
+    picker.keys("\x0e");
+    picker.keys("x");
+    picker.keys("\r");
+    assert_eq!(picker.finish(), 0, "{:?}", picker.screen);
+    let screen = plain(&picker.screen);
+    assert!(!screen.contains("Note"), "{screen}");
+    let hosts: Vec<_> = picker.out().iter().map(|l| l["host"].clone()).collect();
+    assert_eq!(hosts, ["codex", "gemini"]);
+}
+
 #[test]
 fn escape_changes_nothing_and_exits_130() {
     let mut picker = start("");

@@ -53,17 +53,45 @@ pub fn render(reports: &[FileReport], format: Format, quiet: bool) -> Rendered {
     rendered
 }
 
+/// The files checked (valid, invalid) and the named paths that do not exist.
+fn tally(reports: &[FileReport]) -> Counts {
+    let missing = reports.iter().filter(|r| r.missing).count();
+    let invalid = reports
+        .iter()
+        .filter(|r| !r.missing && !r.is_valid())
+        .count();
+    let files = reports.len() - missing;
+    Counts {
+        files,
+        valid: files - invalid,
+        invalid,
+        missing,
+    }
+}
+
+/// One line for people: what was checked, then the paths that do not exist
+/// (a missing path is not a file checked).
 pub fn summary(reports: &[FileReport]) -> String {
-    let invalid = reports.iter().filter(|r| !r.is_valid()).count();
-    let files = reports.len();
-    match (files, invalid) {
-        (0, _) => "ask_user check: no JSON files found".to_string(),
-        (_, 0) => format!("ask_user check: {files} {} valid", plural(files)),
+    let Counts {
+        files,
+        invalid,
+        missing,
+        ..
+    } = tally(reports);
+    let checked = match (files, invalid) {
+        (0, _) if missing > 0 => "no files checked".to_string(),
+        (0, _) => "no JSON files found".to_string(),
+        (_, 0) => format!("{files} {} valid", plural(files)),
         _ => format!(
-            "ask_user check: {files} {} checked, {} valid, {invalid} invalid",
+            "{files} {} checked, {} valid, {invalid} invalid",
             plural(files),
             files - invalid
         ),
+    };
+    match missing {
+        0 => format!("ask_user check: {checked}"),
+        1 => format!("ask_user check: {checked}; 1 path does not exist"),
+        _ => format!("ask_user check: {checked}; {missing} paths do not exist"),
     }
 }
 
@@ -152,6 +180,8 @@ struct Counts {
     files: usize,
     valid: usize,
     invalid: usize,
+    /// Paths named on the command line that do not exist (not in `files`).
+    missing: usize,
 }
 
 #[derive(Serialize)]
@@ -169,27 +199,27 @@ struct JsonFile<'a> {
 enum FileStatus {
     Valid,
     Invalid,
+    /// A path named on the command line that does not exist.
+    Missing,
 }
 
 impl<'a> JsonReport<'a> {
     fn new(reports: &'a [FileReport], quiet: bool) -> Self {
-        let invalid = reports.iter().filter(|r| !r.is_valid()).count();
+        let counts = tally(reports);
         JsonReport {
             tool: crate::TOOL_NAME,
             version: crate::DOC_VERSION,
             status: "ok",
-            valid: invalid == 0,
-            counts: Counts {
-                files: reports.len(),
-                valid: reports.len() - invalid,
-                invalid,
-            },
+            valid: counts.invalid == 0 && counts.missing == 0,
+            counts,
             files: reports
                 .iter()
                 .filter(|r| !quiet || !r.is_valid())
                 .map(|r| JsonFile {
                     path: &r.path,
-                    status: if r.is_valid() {
+                    status: if r.missing {
+                        FileStatus::Missing
+                    } else if r.is_valid() {
                         FileStatus::Valid
                     } else {
                         FileStatus::Invalid

@@ -6,9 +6,17 @@
 //! parse; every other line gets its JSON-RPC error here, with the request's id
 //! whenever it has one. rmcp's output and these errors share one writer, so
 //! each message stays one whole line on stdout.
+//!
+//! Two errors are this layer's own, where rmcp's would confuse the client: a
+//! request before `initialize` that does not carry 2026-07-28's per-request
+//! `_meta` (rmcp only says the `_meta` is missing), and a line over 4 MiB,
+//! whose id is found by one bounded pass over its bytes ([`IdScan`]) so the
+//! request gets its own reply.
 
 use rmcp::ServiceExt;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, JsonRpcRequest};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, GetMeta, JsonRpcMessage, JsonRpcRequest, ProtocolVersion,
+};
 use serde::Serialize;
 use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -95,15 +103,73 @@ fn invalid_params(id: Value, method: &str) -> Verdict {
     ))
 }
 
-fn classify(line: &[u8]) -> Verdict {
+/// The `_meta` key that marks a 2026-07-28 request (stateless: no `initialize`).
+const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// Whether rmcp has chosen how this client talks: by `initialize` (legacy),
+/// or by a first request carrying 2026-07-28's `_meta` (stateless). Before
+/// that, rmcp answers every request but `ping` with "request _meta is missing
+/// or has malformed required fields", which tells a client that simply
+/// skipped `initialize` nothing it can act on.
+#[derive(Debug, Default)]
+struct Session {
+    opened: bool,
+}
+
+impl Session {
+    /// What to do with a request rmcp can read.
+    fn admit(&mut self, id: Value, request: &ClientRequest) -> Verdict {
+        if let ClientRequest::CustomRequest(custom) = request
+            && STANDARD_METHODS.contains(&custom.method.as_str())
+        {
+            return invalid_params(id, &custom.method);
+        }
+        if self.opened {
+            return Verdict::Forward;
+        }
+        match request {
+            ClientRequest::InitializeRequest(_) => self.opened = true,
+            ClientRequest::PingRequest(_) => {}
+            request => {
+                let meta = request.get_meta();
+                if meta
+                    .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+                    .is_empty()
+                {
+                    self.opened = true;
+                } else if !meta.contains_key(PROTOCOL_VERSION_KEY) {
+                    // No sign of 2026-07-28: a client that skipped initialize.
+                    // (One that names a version but lacks a key gets rmcp's
+                    // own message, which names the keys.)
+                    return Verdict::Reply(not_initialized(id, request.method()));
+                }
+            }
+        }
+        Verdict::Forward
+    }
+}
+
+/// The error for a request before `initialize`: -32602 (invalid params), as
+/// rmcp answers the same request and as the Python SDK answers a request
+/// before initialization; the -32000 of the TypeScript SDK's HTTP transport
+/// is in the range MCP 2026-07-28 tells new implementations not to use.
+fn not_initialized(id: Value, method: &str) -> Vec<u8> {
+    error_line(
+        id,
+        INVALID_PARAMS,
+        format!(
+            "Invalid params: the server is not initialized: send initialize (then notifications/initialized) before {method}; \
+             a 2026-07-28 client instead gives each request {PROTOCOL_VERSION_KEY} and \
+             io.modelcontextprotocol/clientCapabilities in its _meta"
+        ),
+    )
+}
+
+fn classify(line: &[u8], session: &mut Session) -> Verdict {
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     match serde_json::from_slice::<ClientJsonRpcMessage>(line) {
-        Ok(JsonRpcMessage::Request(JsonRpcRequest {
-            id,
-            request: ClientRequest::CustomRequest(custom),
-            ..
-        })) if STANDARD_METHODS.contains(&custom.method.as_str()) => {
-            return invalid_params(serde_json::to_value(id).unwrap_or_default(), &custom.method);
+        Ok(JsonRpcMessage::Request(JsonRpcRequest { id, request, .. })) => {
+            return session.admit(serde_json::to_value(id).unwrap_or_default(), &request);
         }
         Ok(_) => return Verdict::Forward,
         Err(_) => {}
@@ -142,25 +208,225 @@ fn classify(line: &[u8]) -> Verdict {
     }
 }
 
+/// The longest id [`IdScan`] keeps: ids are counters or short strings.
+const MAX_ID_BYTES: usize = 256;
+
+/// What [`IdScan`] expects next at the top level of the object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    Start,
+    Key,
+    Colon,
+    Value,
+    /// Inside a number or a literal (`true`, `null`).
+    Scalar,
+    AfterValue,
+    Done,
+}
+
+/// The top-level `"id"` of a line too long to keep, found by one pass over
+/// its bytes as they stream by, in constant memory: a lexer that tracks
+/// strings, escapes and nesting, and keeps only the top-level keys' first
+/// bytes and the id's own (at most [`MAX_ID_BYTES`]). The id may stand
+/// anywhere among the keys: the TypeScript SDK writes it after the params.
+/// Only a string or integer id counts, as for any request.
+#[derive(Debug)]
+struct IdScan {
+    expect: Expect,
+    /// Nesting inside a top-level value (0: at the top level).
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+    /// The string being read is a top-level key.
+    in_key: bool,
+    key: Vec<u8>,
+    /// The value being read is the top-level id's.
+    id_value: bool,
+    raw: Vec<u8>,
+    found: Option<Value>,
+}
+
+impl Default for IdScan {
+    fn default() -> Self {
+        IdScan {
+            expect: Expect::Start,
+            depth: 0,
+            in_string: false,
+            escaped: false,
+            in_key: false,
+            key: Vec::new(),
+            id_value: false,
+            raw: Vec::new(),
+            found: None,
+        }
+    }
+}
+
+impl IdScan {
+    fn feed(&mut self, bytes: &[u8]) {
+        let mut at = 0;
+        while at < bytes.len() && self.expect != Expect::Done {
+            // Inside a string that is not kept (the bulk of a long line),
+            // only a quote or a backslash matters: skip to the next one.
+            if self.in_string && !self.escaped && !self.keeps_string() {
+                match bytes[at..].iter().position(|&b| b == b'"' || b == b'\\') {
+                    Some(skip) => at += skip,
+                    None => return,
+                }
+            }
+            self.byte(bytes[at]);
+            at += 1;
+        }
+    }
+
+    /// Whether the string being read is kept: a top-level key, or the id.
+    fn keeps_string(&self) -> bool {
+        self.depth == 0 && (self.in_key || self.id_value)
+    }
+
+    /// The id, if the line had one of a kind a request may carry. The end
+    /// of the line ends a number standing last.
+    fn id(mut self) -> Option<Value> {
+        if self.expect == Expect::Scalar {
+            self.end_id();
+        }
+        self.found
+    }
+
+    fn keep(&mut self, byte: u8) {
+        if self.in_key {
+            // Enough to tell "id" from any other key.
+            if self.key.len() < 3 {
+                self.key.push(byte);
+            }
+        } else if self.id_value && self.raw.len() <= MAX_ID_BYTES {
+            self.raw.push(byte);
+        }
+    }
+
+    /// The id's value is complete: keep it if it is a string or an integer.
+    fn end_id(&mut self) {
+        if self.id_value && self.raw.len() <= MAX_ID_BYTES {
+            let value: Option<Value> = serde_json::from_slice(&self.raw).ok();
+            if let Some(id) = value.filter(|v| v.is_string() || v.is_i64() || v.is_u64()) {
+                self.found = Some(id);
+            }
+        }
+        self.id_value = false;
+        self.raw.clear();
+    }
+
+    fn byte(&mut self, byte: u8) {
+        let space = matches!(byte, b' ' | b'\t' | b'\r' | b'\n');
+        if self.in_string {
+            if self.escaped {
+                self.escaped = false;
+            } else if byte == b'\\' {
+                self.escaped = true;
+            } else if byte == b'"' {
+                self.in_string = false;
+                if self.in_key {
+                    self.in_key = false;
+                    self.expect = Expect::Colon;
+                } else if self.depth == 0 {
+                    self.keep(byte);
+                    self.end_id();
+                    self.expect = Expect::AfterValue;
+                }
+                return;
+            }
+            if self.depth == 0 {
+                self.keep(byte);
+            }
+            return;
+        }
+        if self.depth > 0 {
+            match byte {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth -= 1;
+                    if self.depth == 0 {
+                        self.expect = Expect::AfterValue;
+                    }
+                }
+                _ => {}
+            }
+            return;
+        }
+        self.expect = match (self.expect, byte) {
+            // A byte order mark before the object, as `classify` allows.
+            (Expect::Start, 0xEF | 0xBB | 0xBF) => Expect::Start,
+            (expect, _) if space && expect != Expect::Scalar => expect,
+            (Expect::Start, b'{') => Expect::Key,
+            (Expect::Key, b'"') => {
+                self.in_string = true;
+                self.in_key = true;
+                self.key.clear();
+                Expect::Key
+            }
+            (Expect::Colon, b':') => {
+                self.id_value = self.key == b"id";
+                Expect::Value
+            }
+            (Expect::Value, b'"') => {
+                self.in_string = true;
+                self.keep(byte);
+                Expect::Value
+            }
+            (Expect::Value, b'{' | b'[') => {
+                // An object or array is no id.
+                self.id_value = false;
+                self.depth = 1;
+                Expect::Value
+            }
+            (Expect::Value, _) => {
+                self.keep(byte);
+                Expect::Scalar
+            }
+            (Expect::Scalar, b',' | b'}') | (Expect::AfterValue, b',' | b'}') => {
+                self.end_id();
+                if byte == b',' {
+                    Expect::Key
+                } else {
+                    Expect::Done
+                }
+            }
+            (Expect::Scalar, _) if space => {
+                self.end_id();
+                Expect::AfterValue
+            }
+            (Expect::Scalar, _) => {
+                self.keep(byte);
+                Expect::Scalar
+            }
+            // Not a JSON object (or an empty one): stop looking.
+            _ => Expect::Done,
+        };
+    }
+}
+
 enum LineRead {
     Line,
-    TooLong,
+    /// The line was over the limit; its id, when one was found.
+    TooLong(Option<Value>),
     Eof,
 }
 
 /// Reads one line into `line` (without its newline), never buffering more
-/// than [`MAX_LINE_BYTES`]: the rest of a longer line is skipped.
+/// than [`MAX_LINE_BYTES`]: the rest of a longer line is skipped, read only
+/// by an [`IdScan`] for its id.
 async fn read_line(
     reader: &mut (impl AsyncBufRead + Unpin),
     line: &mut Vec<u8>,
 ) -> std::io::Result<LineRead> {
     line.clear();
-    let mut too_long = false;
+    let mut too_long: Option<IdScan> = None;
     loop {
         let buffer = reader.fill_buf().await?;
         if buffer.is_empty() {
-            return Ok(if too_long {
-                LineRead::TooLong
+            return Ok(if let Some(scan) = too_long {
+                LineRead::TooLong(scan.id())
             } else if line.is_empty() {
                 LineRead::Eof
             } else {
@@ -172,20 +438,22 @@ async fn read_line(
             None => (buffer, buffer.len()),
         };
         let found_end = done > chunk.len();
-        if !too_long {
-            if line.len() + chunk.len() > MAX_LINE_BYTES {
-                too_long = true;
+        match &mut too_long {
+            Some(scan) => scan.feed(chunk),
+            None if line.len() + chunk.len() > MAX_LINE_BYTES => {
+                let mut scan = IdScan::default();
+                scan.feed(line);
+                scan.feed(chunk);
+                too_long = Some(scan);
                 line.clear();
-            } else {
-                line.extend_from_slice(chunk);
             }
+            None => line.extend_from_slice(chunk),
         }
         reader.consume(done);
         if found_end {
-            return Ok(if too_long {
-                LineRead::TooLong
-            } else {
-                LineRead::Line
+            return Ok(match too_long {
+                Some(scan) => LineRead::TooLong(scan.id()),
+                None => LineRead::Line,
             });
         }
     }
@@ -230,16 +498,17 @@ pub async fn serve_stdio(server: AskUserServer) -> std::io::Result<()> {
         let mut to_rmcp = to_rmcp;
         let mut stdin = BufReader::with_capacity(PIPE_BYTES, tokio::io::stdin());
         let mut line = Vec::new();
+        let mut session = Session::default();
         loop {
             let verdict = match read_line(&mut stdin, &mut line).await {
                 Ok(LineRead::Eof) | Err(_) => break,
-                Ok(LineRead::TooLong) => Verdict::Reply(error_line(
-                    Value::Null,
+                Ok(LineRead::TooLong(id)) => Verdict::Reply(error_line(
+                    id.unwrap_or(Value::Null),
                     INVALID_REQUEST,
                     format!("Invalid Request: the message is longer than {MAX_LINE_BYTES} bytes"),
                 )),
                 Ok(LineRead::Line) if line.trim_ascii().is_empty() => continue,
-                Ok(LineRead::Line) => classify(&line),
+                Ok(LineRead::Line) => classify(&line, &mut session),
             };
             match verdict {
                 Verdict::Forward => {
@@ -277,8 +546,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A session past `initialize`.
+    fn opened() -> Session {
+        Session { opened: true }
+    }
+
     fn reply(line: &str) -> Value {
-        match classify(line.as_bytes()) {
+        match classify(line.as_bytes(), &mut opened()) {
             Verdict::Reply(bytes) => serde_json::from_slice(&bytes).unwrap(),
             other => panic!("expected an error reply, got {other:?}"),
         }
@@ -287,7 +561,115 @@ mod tests {
     #[test]
     fn valid_messages_pass() {
         let line = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#;
-        assert_eq!(classify(line.as_bytes()), Verdict::Forward);
+        assert_eq!(classify(line.as_bytes(), &mut opened()), Verdict::Forward);
+    }
+
+    /// Before `initialize`, a request without 2026-07-28's `_meta` is told
+    /// to initialize first (-32602, its own id); ping, initialize and a
+    /// stateless request pass, and after either opening nothing is stopped.
+    #[test]
+    fn a_request_before_initialize_is_told_to_initialize() {
+        let mut session = Session::default();
+        let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        let Verdict::Reply(bytes) = classify(list.as_bytes(), &mut session) else {
+            panic!("tools/list before initialize passed");
+        };
+        let error: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(
+            error,
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": INVALID_PARAMS, "message":
+                "Invalid params: the server is not initialized: send initialize (then notifications/initialized) before tools/list; \
+                 a 2026-07-28 client instead gives each request io.modelcontextprotocol/protocolVersion and \
+                 io.modelcontextprotocol/clientCapabilities in its _meta"}})
+        );
+        let call = r#"{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"ask_user","arguments":{}}}"#;
+        assert!(matches!(
+            classify(call.as_bytes(), &mut session),
+            Verdict::Reply(_)
+        ));
+        let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+        assert_eq!(classify(ping.as_bytes(), &mut session), Verdict::Forward);
+        // A 2026-07-28 request that names its version but lacks a key: rmcp's
+        // own message names the key.
+        let partial = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        assert_eq!(classify(partial.as_bytes(), &mut session), Verdict::Forward);
+        assert!(!session.opened);
+
+        let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+        assert_eq!(
+            classify(initialize.as_bytes(), &mut session),
+            Verdict::Forward
+        );
+        assert!(session.opened);
+        assert_eq!(classify(list.as_bytes(), &mut session), Verdict::Forward);
+
+        let mut stateless = Session::default();
+        let modern = r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        assert_eq!(
+            classify(modern.as_bytes(), &mut stateless),
+            Verdict::Forward
+        );
+        assert!(stateless.opened);
+    }
+
+    fn scanned(line: &[u8]) -> Option<Value> {
+        let mut whole = IdScan::default();
+        whole.feed(line);
+        // Fed one byte at a time, as chunks may split it anywhere.
+        let mut bytewise = IdScan::default();
+        for byte in line {
+            bytewise.feed(std::slice::from_ref(byte));
+        }
+        let id = whole.id();
+        assert_eq!(id, bytewise.id(), "{}", String::from_utf8_lossy(line));
+        id
+    }
+
+    /// The top-level id, wherever it stands, past strings and nesting that
+    /// hold braces, quotes, escapes and an "id" of their own.
+    #[test]
+    fn the_scan_finds_the_top_level_id_only() {
+        let params = r#"{"name":"ask_user","arguments":{"id":99,"question":"a } { ] [ \" \\ \"id\": 7","options":["x","y"],"n":[1,{"id":"no"}]}}"#;
+        for (line, id) in [
+            (
+                format!(r#"{{"jsonrpc":"2.0","id":300,"method":"tools/call","params":{params}}}"#),
+                Some(json!(300)),
+            ),
+            (
+                format!(r#"{{"method":"tools/call","params":{params},"jsonrpc":"2.0","id":301}}"#),
+                Some(json!(301)),
+            ),
+            (
+                format!(r#"  {{ "params" : {params} , "id" : "s-1" , "jsonrpc":"2.0"}}"#),
+                Some(json!("s-1")),
+            ),
+            (
+                format!("\u{feff}{{\"id\":-5,\"params\":{params}}}"),
+                Some(json!(-5)),
+            ),
+            (
+                format!(r#"{{"id":"a\"b","params":{params}}}"#),
+                Some(json!("a\"b")),
+            ),
+            // Not ids a request may carry, or none at all.
+            (format!(r#"{{"id":null,"params":{params}}}"#), None),
+            (format!(r#"{{"id":1.5,"params":{params}}}"#), None),
+            (format!(r#"{{"id":{{"x":1}},"params":{params}}}"#), None),
+            (format!(r#"{{"id":[1],"params":{params}}}"#), None),
+            (format!(r#"{{"id":"{}"}}"#, "x".repeat(MAX_ID_BYTES)), None),
+            (
+                format!(r#"{{"method":"notifications/x","params":{params}}}"#),
+                None,
+            ),
+            (r#"[{"id":1}]"#.to_string(), None),
+            (r#""id""#.to_string(), None),
+            (format!(r#"{{"ids":1,"i":2,"params":{params}}}"#), None),
+        ] {
+            assert_eq!(scanned(line.as_bytes()), id, "{line}");
+        }
+        // A line cut short still gives the id read before the cut.
+        assert_eq!(scanned(br#"{"id":8,"params":{"a":"xxxx"#), Some(json!(8)));
+        assert_eq!(scanned(br#"{"params":{"a":"x"},"id":9"#), Some(json!(9)));
     }
 
     #[test]
@@ -331,7 +713,7 @@ mod tests {
         assert_eq!(error["error"]["code"], INVALID_REQUEST, "{line}: {error}");
     }
 
-    fn lines_of(input: &[u8]) -> Vec<Result<Vec<u8>, &'static str>> {
+    fn lines_of(input: &[u8]) -> Vec<Result<Vec<u8>, Option<Value>>> {
         tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap()
@@ -344,7 +726,7 @@ mod tests {
                 loop {
                     match read_line(&mut reader, &mut line).await.unwrap() {
                         LineRead::Line => read.push(Ok(line.clone())),
-                        LineRead::TooLong => read.push(Err("too long")),
+                        LineRead::TooLong(id) => read.push(Err(id)),
                         LineRead::Eof => return read,
                     }
                 }
@@ -364,10 +746,18 @@ mod tests {
             if whole {
                 assert_eq!(read[0].as_ref().map(Vec::len), Ok(size), "{size}");
             } else {
-                assert_eq!(read[0], Err("too long"), "{size}");
+                assert_eq!(read[0], Err(None), "{size}");
             }
             assert_eq!(read[1], Ok(b"next".to_vec()), "{size}");
         }
+        // Over the limit, the request's id is found wherever it stands
+        // (here after the params, as the TypeScript SDK writes it).
+        let huge = format!(
+            r#"{{"jsonrpc":"2.0","method":"tools/call","params":{{"arguments":{{"question":"{}"}}}},"id":42}}"#,
+            "x".repeat(5 * MIB)
+        );
+        let read = lines_of(format!("{huge}\nnext\n").as_bytes());
+        assert_eq!(read, [Err(Some(json!(42))), Ok(b"next".to_vec())]);
         // A last line without its newline is still a line.
         assert_eq!(lines_of(b"a\nb"), [Ok(b"a".to_vec()), Ok(b"b".to_vec())]);
     }
@@ -375,6 +765,6 @@ mod tests {
     #[test]
     fn misshapen_notifications_are_dropped() {
         let line = r#"{"jsonrpc":"1.0","method":"notifications/initialized"}"#;
-        assert_eq!(classify(line.as_bytes()), Verdict::Drop);
+        assert_eq!(classify(line.as_bytes(), &mut opened()), Verdict::Drop);
     }
 }

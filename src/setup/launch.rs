@@ -12,6 +12,8 @@
 
 use std::path::{Component, Path};
 
+use crate::error::{AskError, Detail};
+
 /// What a host's entry runs: `command`, then `args`, then `mcp` and the
 /// host's own arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,9 +30,9 @@ const COMMAND: &str = crate::TOOL_NAME;
 /// Where the binary at `exe` (canonical, absolute) came from, and how a host
 /// starts it again. `temp` is the system's temporary folder: a binary there
 /// would leave the host with an entry that a reboot breaks, so that is an
-/// error that says what to do instead, as is a path a config file cannot
-/// hold.
-pub fn launch(exe: &Path, temp: &Path, version: &str) -> Result<Launch, String> {
+/// error that says what to do instead (`TEMPORARY_BINARY`), as is a path a
+/// config file cannot hold (`WRITE_ERROR`).
+pub fn launch(exe: &Path, temp: &Path, version: &str) -> Result<Launch, AskError> {
     let names: Vec<&str> = exe
         .components()
         .filter_map(|part| match part {
@@ -65,24 +67,24 @@ pub fn launch(exe: &Path, temp: &Path, version: &str) -> Result<Launch, String> 
         });
     }
     if exe.starts_with(temp) {
-        return Err(format!(
+        return Err(AskError::TemporaryBinary(Detail::new(format!(
             "this ask_user runs from the temporary folder {}, which the system may empty, \
              so a host could not start it later; install it (npm install -g ask-user, \
              pipx install ask-user, uv tool install ask-user, or the release archive \
              into ~/.local/bin) and run setup from there",
             exe.parent().unwrap_or(exe).display()
-        ));
+        ))));
     }
     match exe.to_str() {
         Some(path) => Ok(Launch {
             command: path.to_string(),
             args: Vec::new(),
         }),
-        None => Err(format!(
+        None => Err(AskError::WriteError(Detail::new(format!(
             "the path of this binary, {}, is not UTF-8, so a config file cannot hold it; \
              move ask_user to a UTF-8 path",
             exe.display()
-        )),
+        )))),
     }
 }
 
@@ -90,8 +92,10 @@ pub fn launch(exe: &Path, temp: &Path, version: &str) -> Result<Launch, String> 
 mod tests {
     use super::*;
 
-    fn from(path: &str) -> Result<Launch, String> {
+    /// The launch, or the refusal's code and message.
+    fn from(path: &str) -> Result<Launch, (&'static str, String)> {
         launch(Path::new(path), Path::new("/tmp"), "1.2.3")
+            .map_err(|error| (error.code(), error.message().to_string()))
     }
 
     fn native(path: &str) -> Launch {
@@ -169,7 +173,8 @@ mod tests {
 
     #[test]
     fn a_binary_in_the_temporary_folder_is_refused_with_what_to_do() {
-        let message = from("/tmp/x/ask_user").unwrap_err();
+        let (code, message) = from("/tmp/x/ask_user").unwrap_err();
+        assert_eq!(code, "TEMPORARY_BINARY");
         assert!(
             message.starts_with(
                 "this ask_user runs from the temporary folder /tmp/x, which the system may empty"
@@ -185,8 +190,9 @@ mod tests {
     fn a_path_that_is_not_utf8_is_refused() {
         use std::os::unix::ffi::OsStrExt;
         let path = Path::new(std::ffi::OsStr::from_bytes(b"/opt/\xff/ask_user"));
-        let message = launch(path, Path::new("/tmp"), "1").unwrap_err();
-        assert!(message.contains("is not UTF-8"), "{message}");
+        let error = launch(path, Path::new("/tmp"), "1").unwrap_err();
+        assert_eq!(error.code(), "WRITE_ERROR");
+        assert!(error.message().contains("is not UTF-8"), "{error}");
     }
 
     /// Windows paths, as `current_exe` gives them (after the `\\?\` prefix
@@ -196,7 +202,9 @@ mod tests {
     #[test]
     fn windows_paths_are_read_the_same_way() {
         let temp = Path::new(r"C:\Users\a\AppData\Local\Temp");
-        let from = |path: &str| launch(Path::new(path), temp, "1.2.3");
+        let from = |path: &str| {
+            launch(Path::new(path), temp, "1.2.3").map_err(|error| error.message().to_string())
+        };
         assert_eq!(
             from(r"C:\Users\a\AppData\Local\npm-cache\_npx\0f3c\node_modules\@ask-user\win32-x64\bin\ask_user.exe")
                 .map(|l| l.command),

@@ -766,27 +766,37 @@ pub fn run(options: Options) -> i32 {
     let Some(env) = Env::from_process() else {
         return no_home();
     };
-    let hosts = if options.hosts.is_empty() {
-        match choose(&env, options.action) {
-            Ok(hosts) => hosts,
-            Err(code) => return code,
-        }
-    } else {
-        unique(&options.hosts)
-    };
+    // How hosts would start this binary, known before any host is chosen:
+    // when no entry can be written (a binary in the temporary folder), each
+    // host fails alike, and the picker is not shown for nothing.
     let launch = match options.action {
-        Action::Set => match this_launch() {
-            Ok(launch) => launch,
-            Err(error) => return fail(&error),
-        },
-        Action::Remove => Launch {
+        Action::Set => this_launch(),
+        Action::Remove => Ok(Launch {
             command: String::new(),
             args: Vec::new(),
+        }),
+    };
+    let hosts = match (&launch, options.hosts.is_empty()) {
+        (Err(error), true) => {
+            tell(&format!("✗ ask_user setup: {}", error.message()));
+            if !options.dry_run {
+                crate::print_document(&error.document());
+            }
+            return exit::ERROR;
+        }
+        (Ok(_), true) => match choose(&env, options.action) {
+            Ok(hosts) => hosts,
+            Err(code) => return code,
         },
+        (_, false) => unique(&options.hosts),
     };
     let mut code = exit::OK;
     for host in hosts {
-        let outcome = plan(host, &env, options.action, &launch).and_then(|plan| {
+        let planned = match &launch {
+            Ok(launch) => plan(host, &env, options.action, launch),
+            Err(error) => Err(error.clone()),
+        };
+        let outcome = planned.and_then(|plan| {
             if options.dry_run {
                 preview(&plan, options.action);
                 Ok(())
@@ -887,7 +897,8 @@ fn choose(env: &Env, action: Action) -> Result<Vec<Host>, i32> {
             .collect(),
     };
     let prompt = picker(env, action, &preselected);
-    match crate::tty::ask(terminal, &prompt, None) {
+    // A note belongs to an answer for the model, not to a choice of hosts.
+    match crate::tty::ask_with(terminal, &prompt, None, crate::tty::Notes::Off) {
         Ok(document) if document.answered => Ok(document
             .answers
             .first()
@@ -969,7 +980,6 @@ fn this_launch() -> Result<Launch, AskError> {
     let temp = std::env::temp_dir();
     let temp = crate::platform::paths::canonical(&temp).unwrap_or(temp);
     launch::launch(&path, &temp, env!("CARGO_PKG_VERSION"))
-        .map_err(|message| AskError::WriteError(Detail::new(message)))
 }
 
 /// The hosts once each, in the order first named.

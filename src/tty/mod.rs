@@ -61,15 +61,33 @@ impl Noted {
 /// Ctrl-N, which no widget uses and which text fields do not type.
 const NOTE_KEY: Key = Key::Char('\u{e}');
 
+/// Whether a form offers a note on each answer (Ctrl-N). The answer forms
+/// do; setup's host picker does not, since its answer is only which hosts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Notes {
+    Offered,
+    Off,
+}
+
 /// Asks every question of `prompt` on `terminal` within `timeout` (the whole
 /// form's), restores the terminal, writes a summary to stderr, and returns the
 /// answer document. Cancelled and timed-out documents carry no answers.
 pub fn ask(
-    mut terminal: Terminal,
+    terminal: Terminal,
     prompt: &Prompt,
     timeout: Option<Duration>,
 ) -> Result<AnswerDocument, AskError> {
-    let outcome = run_form(&mut terminal, prompt, timeout);
+    ask_with(terminal, prompt, timeout, Notes::Offered)
+}
+
+/// [`ask`], with or without the note line.
+pub fn ask_with(
+    mut terminal: Terminal,
+    prompt: &Prompt,
+    timeout: Option<Duration>,
+    notes: Notes,
+) -> Result<AnswerDocument, AskError> {
+    let outcome = run_form(&mut terminal, prompt, timeout, notes);
     // Restore the terminal before anything else is written.
     drop(terminal);
     Ok(document_for(outcome?, prompt))
@@ -103,6 +121,7 @@ pub fn run_form(
     terminal: &mut Terminal,
     prompt: &Prompt,
     timeout: Option<Duration>,
+    notes: Notes,
 ) -> Result<Outcome, AskError> {
     let paint = Paint::from_env();
     terminal.enter_raw()?;
@@ -133,7 +152,7 @@ pub fn run_form(
                 prompt,
                 index,
                 trail: &trail,
-                note: &note,
+                note: (notes == Notes::Offered).then_some(&note),
                 paint,
             };
             if !terminal.has_pending_keys() {
@@ -151,7 +170,7 @@ pub fn run_form(
                     return Ok(Outcome::Cancelled);
                 }
             };
-            let step = if note.open || key == NOTE_KEY {
+            let step = if goes_to_note(notes, &note, &key) {
                 note.handle(key)
             } else {
                 widget.handle(key)
@@ -176,6 +195,13 @@ pub fn run_form(
     }
     terminal.clear()?;
     Ok(Outcome::Answered(choices))
+}
+
+/// Whether `key` goes to the note line rather than the widget: while it is
+/// open, and Ctrl-N to open it. Without notes every key goes to the widget
+/// (which ignores Ctrl-N).
+fn goes_to_note(notes: Notes, note: &NoteLine, key: &Key) -> bool {
+    notes == Notes::Offered && (note.open || *key == NOTE_KEY)
 }
 
 /// The current question's note: a line opened with Ctrl-N beside the
@@ -257,7 +283,8 @@ struct Shown<'a> {
     index: usize,
     /// One line per answered question.
     trail: &'a [String],
-    note: &'a NoteLine,
+    /// The note line, when the form offers notes.
+    note: Option<&'a NoteLine>,
     paint: Paint,
 }
 
@@ -315,7 +342,9 @@ fn frame(shown: &Shown, widget: &Widget, columns: usize, rows: usize) -> Vec<Str
     }
     let mut body = widget.body(paint, width);
     // Keys that work on every question.
-    note.add_to(&mut body, paint, width);
+    if let Some(note) = note {
+        note.add_to(&mut body, paint, width);
+    }
     body.hints.push(Hint::new("Esc", "cancel"));
     let hint = hint_rows(&body, paint, width);
     fit_height(trail, head, body, hint, rows.saturating_sub(1).max(4))
@@ -503,7 +532,7 @@ mod tests {
                 prompt: &p,
                 index: 0,
                 trail: &[],
-                note,
+                note: Some(note),
                 paint,
             };
             frame(&shown, &widget, 80, 20)
@@ -556,6 +585,42 @@ mod tests {
         assert_eq!(empty.text(), None);
     }
 
+    /// setup's picker (`Notes::Off`): no "Ctrl-N note" among the keys, and
+    /// Ctrl-N never opens the note line; the answer forms offer both.
+    #[test]
+    fn a_form_without_notes_neither_offers_nor_takes_them() {
+        let p = prompt(r#"{"question":"Hosts?","type":"multi-select","options":["a","b"]}"#);
+        let widget = Widget::new(&p.questions[0]);
+        let paint = Paint { color: false };
+        let note = NoteLine::default();
+        let keys = |note: Option<&NoteLine>| {
+            let shown = Shown {
+                prompt: &p,
+                index: 0,
+                trail: &[],
+                note,
+                paint,
+            };
+            let lines = frame(&shown, &widget, 80, 24);
+            unstyled(lines.last().unwrap())
+        };
+        let without = keys(None);
+        assert!(!without.contains("Ctrl-N"), "{without}");
+        assert!(without.ends_with("Esc cancel"), "{without}");
+        assert!(keys(Some(&note)).contains("Ctrl-N note · Esc cancel"));
+
+        assert!(!goes_to_note(Notes::Off, &note, &NOTE_KEY));
+        assert!(goes_to_note(Notes::Offered, &note, &NOTE_KEY));
+        assert!(!goes_to_note(Notes::Offered, &note, &Key::Char('x')));
+        let mut open = NoteLine::default();
+        open.handle(NOTE_KEY);
+        assert!(goes_to_note(Notes::Offered, &open, &Key::Char('x')));
+        assert!(!goes_to_note(Notes::Off, &open, &Key::Char('x')));
+        // The multi-select itself takes Ctrl-N as nothing.
+        let mut widget = Widget::new(&p.questions[0]);
+        assert_eq!(widget.handle(NOTE_KEY), Step::Continue);
+    }
+
     #[test]
     fn a_full_note_takes_no_more_characters_and_says_so() {
         let p = prompt(r#"{"question":"Deploy?","type":"confirm"}"#);
@@ -571,7 +636,7 @@ mod tests {
             prompt: &p,
             index: 0,
             trail: &[],
-            note: &note,
+            note: Some(&note),
             paint: Paint { color: false },
         };
         let lines = frame(&shown, &widget, 60, 20);
@@ -616,7 +681,7 @@ mod tests {
             prompt: &p,
             index: 0,
             trail: &[],
-            note: &NoteLine::default(),
+            note: Some(&NoteLine::default()),
             paint: Paint { color: false },
         };
         let lines = frame(&shown, &widget, 40, 10);
@@ -653,7 +718,7 @@ mod tests {
                 prompt: &p,
                 index: 0,
                 trail: &[],
-                note: &NoteLine::default(),
+                note: Some(&NoteLine::default()),
                 paint: Paint { color: false },
             };
             let lines: Vec<String> = frame(&shown, &widget, 80, 40)
