@@ -777,6 +777,57 @@ url = "{url}"
     inbox.stop();
 }
 
+/// The token goes to /mcp as a bearer only: a `token` in the URL (the page's
+/// own link style) is refused with 400 and a message that says where it
+/// goes, right or wrong, alone or beside a good bearer, and nothing is
+/// served. A wrong one without a bearer is still 401. The page keeps its
+/// `/?token=` link.
+fn a_token_in_the_url_on_mcp_is_refused() {
+    let inbox = Inbox::start();
+    let host = inbox.host();
+    let bearer = format!("Bearer {}", inbox.token);
+    let with_token = format!("/mcp?token={}", inbox.token);
+    let post = |path: &str, extra: &[(&str, &str)]| {
+        let mut headers = vec![
+            ("Host", host.as_str()),
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+        ];
+        headers.extend_from_slice(extra);
+        inbox.send("POST", path, &headers, INITIALIZE.as_bytes())
+    };
+    for (path, extra) in [
+        (with_token.as_str(), &[][..]),
+        (
+            with_token.as_str(),
+            &[("Authorization", bearer.as_str())][..],
+        ),
+        ("/mcp?token=0000", &[("Authorization", bearer.as_str())][..]),
+        ("/mcp?x=1&token=", &[("Authorization", bearer.as_str())][..]),
+    ] {
+        let refused = post(path, extra);
+        assert_eq!(refused.status, 400, "{path}: {}", refused.body);
+        assert_eq!(
+            refused.body,
+            "/mcp takes the token as Authorization: Bearer only, never in the URL (URLs end up in logs); drop ?token= from the URL\n",
+            "{path}"
+        );
+        assert!(!refused.body.contains("serverInfo"));
+    }
+    let wrong = post("/mcp?token=0000", &[]);
+    assert_eq!(wrong.status, 401, "{}", wrong.body);
+    let served = post("/mcp", &[("Authorization", bearer.as_str())]);
+    assert_eq!(served.status, 200, "{}", served.body);
+    let page = inbox.send(
+        "GET",
+        &format!("/?token={}", inbox.token),
+        &[("Host", &host)],
+        b"",
+    );
+    assert_eq!(page.status, 200, "{}", page.body);
+    inbox.stop();
+}
+
 common::harness::main!(
     three_http_clients_in_both_eras_are_answered_in_the_inbox_page,
     a_question_whose_call_ended_is_answered_from_the_cli_and_resumed_over_http,
@@ -784,6 +835,7 @@ common::harness::main!(
     no_token_is_401_and_there_is_no_oauth_anywhere,
     the_sdks_responses_keep_their_content_type,
     a_foreign_origin_is_403_and_a_rebinding_host_is_refused,
+    a_token_in_the_url_on_mcp_is_refused,
     stalled_bodies_and_floods_on_mcp_do_not_block_the_persons_answer,
     claude_code_calls_ask_user_over_http_and_gets_the_answer_from_the_inbox,
     codex_calls_ask_user_over_http_and_gets_the_answer_from_the_inbox,
