@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Regenerates docs/inbox-light.png and docs/inbox-dark.png: the inbox page with
 # three pending questions from three askers, in headless Chromium, light and
-# dark. Needs what .ci/setup-web.sh installs.
+# dark. Needs what .ci/setup-web.sh installs. The askers run in
+# /tmp/demo/project (scripts/pictures/demo.sh): the page shows each asker's
+# folder, and the pictures are taken only once every one is that folder.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${ASK_USER_BIN:-$("$root/scripts/build-release")}
+# shellcheck source=scripts/pictures/demo.sh
+. "$root/scripts/pictures/demo.sh"
 tmp=$(mktemp -d)
 export ASK_USER_STATE_DIR="$tmp/state"
 unset ASK_USER_INBOX ASK_USER_TOKEN
@@ -13,8 +17,10 @@ cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
     rm -rf "$tmp"
+    demo_leave
 }
 trap cleanup EXIT
+demo_enter
 
 "$bin" inbox --port 0 2>"$tmp/inbox.err" &
 pids+=($!)
@@ -38,6 +44,15 @@ ask claude-code '{"question":"Which database should the service use?","context":
 ask codex "$(cat "$root/tests/web/every-kind.json")" --timeout 1200
 ask amp '{"question":"Delete the old migration files?","type":"confirm","default":"no"}'
 
+# Every asker is listed from the demo folder, and nothing else shows a folder.
+"$bin" inbox list >"$tmp/list.json"
+if [ "$(grep -c . "$tmp/list.json")" -ne 3 ] \
+    || [ "$(grep -c "\"cwd\":\"$ASK_USER_DEMO_DIR\"" "$tmp/list.json")" -ne 3 ]; then
+    echo "inbox-screenshots.sh: the askers are not all in $ASK_USER_DEMO_DIR:" >&2
+    cat "$tmp/list.json" >&2
+    exit 1
+fi
+demo_check "$tmp/list.json"
 grep -o 'http://[^ ]*' "$tmp/inbox.err" | head -n 1 >"$tmp/url.part"
 mv "$tmp/url.part" "$tmp/url"
 wait "$driver"
