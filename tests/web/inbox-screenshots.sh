@@ -33,11 +33,16 @@ driver=$!
 ask() {
     local source=$1 input=$2
     shift 2
+    # Counted before the asker starts: a fast one may say "question" at once.
+    local want=$(( $(grep -c "question " "$tmp/askers.err" 2>/dev/null || true) + 1 ))
     printf '%s' "$input" | ASK_USER_SOURCE="$source" "$bin" ask --ui inbox "$@" - \
         >/dev/null 2>>"$tmp/askers.err" &
-    pids+=($!)
-    local want=$(( $(grep -c "question " "$tmp/askers.err" 2>/dev/null || true) + 1 ))
-    until [ "$(grep -c "question " "$tmp/askers.err" 2>/dev/null || true)" -ge "$want" ]; do sleep 0.05; done
+    local asker=$!
+    pids+=("$asker")
+    until [ "$(grep -c "question " "$tmp/askers.err" 2>/dev/null || true)" -ge "$want" ]; do
+        kill -0 "$asker" 2>/dev/null || { cat "$tmp/askers.err" >&2; exit 1; }
+        sleep 0.05
+    done
 }
 : >"$tmp/askers.err"
 ask claude-code '{"question":"Which database should the service use?","context":"The agent is about to write the data layer.","options":[{"label":"PostgreSQL","description":"A server; best for many writers.","recommended":true},{"label":"SQLite","description":"One file, no server."}]}' --timeout 600
