@@ -214,7 +214,8 @@ impl Guard {
 
     /// Whether the request proves it is for us and from someone holding the
     /// token: its Host is our own authority (against DNS rebinding) and it
-    /// carries the token, as `Authorization: Bearer` or the `token` query.
+    /// carries the token, as `Authorization: Bearer` or the `token` query
+    /// (a route may refuse the query: `/mcp` does, [`Rejection::TokenInUrl`]).
     ///
     /// Every token is compared, each in constant time, whichever matches:
     /// the time taken says nothing about which one (or how much of one) the
