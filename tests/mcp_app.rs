@@ -203,6 +203,50 @@ fn a_host_with_the_extension_shows_the_form_and_resume_returns_the_answer() {
     assert_answered(&report["resume"], "PostgreSQL");
 }
 
+/// After the answer, the form shrinks to its short final note and says so
+/// (`ui/notifications/size-changed`): the host gets a smaller height than
+/// the form's and sizes the frame to the note, with no blank frame left
+/// below it (it kept about 200 px of it before).
+fn after_submit_the_form_reports_its_smaller_height() {
+    let state = tempfile::tempdir().unwrap();
+    let report = run_host(scenario(
+        state.path(),
+        &["mcp"],
+        Some("legacy"),
+        json!({"choose": "SQLite"}),
+    ));
+    assert_answered(&report["resume"], "SQLite");
+    let sizes = report["sizes"].as_array().unwrap();
+    let height = |size: &Value| size["height"].as_f64().unwrap();
+    let form = sizes
+        .iter()
+        .filter(|s| s["afterSubmit"] == false)
+        .map(height)
+        .fold(0.0, f64::max);
+    let last = sizes.last().expect("sizes reported");
+    assert_eq!(
+        last["afterSubmit"], true,
+        "no size after the submit: {sizes:?}"
+    );
+    assert!(form > 300.0, "the form's own height: {sizes:?}");
+    assert!(height(last) < form - 100.0, "{sizes:?}");
+    let frame = &report["frame"];
+    let (frame_height, bottom) = (
+        frame["height"].as_f64().unwrap(),
+        frame["finalBottom"].as_f64().unwrap(),
+    );
+    assert_eq!(
+        frame_height,
+        height(last),
+        "the host sized the frame: {frame}"
+    );
+    // The note's box, then the page's bottom padding (1rem), nothing more.
+    assert!(
+        frame_height >= bottom && frame_height - bottom <= 24.0,
+        "{frame}"
+    );
+}
+
 /// 2026-07-28 (capabilities per request): the same, and an empty submit is
 /// refused (shown beside its question) before the answer goes through.
 fn the_same_in_the_2026_07_28_era_with_a_refused_empty_submit() {
@@ -552,6 +596,7 @@ fn holding_proxy(
 common::harness::main!(
     without_an_answer_a_resume_is_pending_again_and_the_submit_tool_checks_what_it_takes,
     a_host_with_the_extension_shows_the_form_and_resume_returns_the_answer,
+    after_submit_the_form_reports_its_smaller_height,
     the_same_in_the_2026_07_28_era_with_a_refused_empty_submit,
     a_cancel_in_the_form_is_what_resume_returns,
     with_an_inbox_the_answer_lands_in_the_inbox,

@@ -777,6 +777,163 @@ url = "{url}"
     inbox.stop();
 }
 
+/// The token goes to /mcp as a bearer only: a `token` in the URL (the page's
+/// own link style) is refused with 400 and a message that says where it
+/// goes, right or wrong, alone or beside a good bearer, and nothing is
+/// served. A wrong one without a bearer is still 401. The page keeps its
+/// `/?token=` link.
+fn a_token_in_the_url_on_mcp_is_refused() {
+    let inbox = Inbox::start();
+    let host = inbox.host();
+    let bearer = format!("Bearer {}", inbox.token);
+    let with_token = format!("/mcp?token={}", inbox.token);
+    let post = |path: &str, extra: &[(&str, &str)]| {
+        let mut headers = vec![
+            ("Host", host.as_str()),
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+        ];
+        headers.extend_from_slice(extra);
+        inbox.send("POST", path, &headers, INITIALIZE.as_bytes())
+    };
+    for (path, extra) in [
+        (with_token.as_str(), &[][..]),
+        (
+            with_token.as_str(),
+            &[("Authorization", bearer.as_str())][..],
+        ),
+        ("/mcp?token=0000", &[("Authorization", bearer.as_str())][..]),
+        ("/mcp?x=1&token=", &[("Authorization", bearer.as_str())][..]),
+    ] {
+        let refused = post(path, extra);
+        assert_eq!(refused.status, 400, "{path}: {}", refused.body);
+        assert_eq!(
+            refused.body,
+            "/mcp takes the token as Authorization: Bearer only, never in the URL (URLs end up in logs); drop ?token= from the URL\n",
+            "{path}"
+        );
+        assert!(!refused.body.contains("serverInfo"));
+    }
+    let wrong = post("/mcp?token=0000", &[]);
+    assert_eq!(wrong.status, 401, "{}", wrong.body);
+    let served = post("/mcp", &[("Authorization", bearer.as_str())]);
+    assert_eq!(served.status, 200, "{}", served.body);
+    let page = inbox.send(
+        "GET",
+        &format!("/?token={}", inbox.token),
+        &[("Host", &host)],
+        b"",
+    );
+    assert_eq!(page.status, 200, "{}", page.body);
+    inbox.stop();
+}
+
+/// The inbox's answer routes as docs/inbox.md's "The HTTP routes" lists
+/// them: every POST needs the inbox's own Origin even with a bearer (403
+/// without), JSON (415), a JSON object of the route's fields (400
+/// INVALID_JSON); an unknown id is 404 UNKNOWN_QUESTION, a reply that does
+/// not fit 422 INVALID_REPLY, a GET 405, no token 401; a good reply is 200
+/// with the answer document, and a second outcome 409 ALREADY_ANSWERED.
+fn the_answer_routes_need_the_inboxs_origin_even_with_a_bearer() {
+    let inbox = Inbox::start();
+    let host = inbox.host();
+    let bearer = format!("Bearer {}", inbox.token);
+    let own = format!("http://{host}");
+    let json = "application/json";
+    let post = |path: &str, headers: &[(&str, &str)], body: &str| {
+        let mut all = vec![("Host", host.as_str())];
+        all.extend_from_slice(headers);
+        inbox.send("POST", path, &all, body.as_bytes())
+    };
+    let with_origin = [
+        ("Authorization", bearer.as_str()),
+        ("Origin", own.as_str()),
+        ("Content-Type", json),
+    ];
+    let asked = post(
+        "/api/ask",
+        &with_origin,
+        r#"{"key":"k1","input":{"question":"Which database?","options":["PostgreSQL","SQLite"]}}"#,
+    );
+    assert_eq!(asked.status, 201, "{}", asked.body);
+    let id = serde_json::from_str::<Value>(&asked.body).unwrap()["inboxId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let route = |verb: &str| format!("/api/questions/{id}/{verb}");
+    for verb in ["answer", "reply", "decline", "dismiss", "cancel", "leave"] {
+        let bare = post(
+            &route(verb),
+            &[("Authorization", &bearer), ("Content-Type", json)],
+            "{}",
+        );
+        assert_eq!(bare.status, 403, "{verb}: {}", bare.body);
+        assert_eq!(
+            bare.body,
+            "answers are accepted only from the page itself\n"
+        );
+        let text = post(
+            &route(verb),
+            &[
+                ("Authorization", &bearer),
+                ("Origin", &own),
+                ("Content-Type", "text/plain"),
+            ],
+            "{}",
+        );
+        assert_eq!(text.status, 415, "{verb}: {}", text.body);
+        let got = inbox.send(
+            "GET",
+            &route(verb),
+            &[("Host", &host), ("Authorization", &bearer)],
+            b"",
+        );
+        assert_eq!(got.status, 405, "{verb}: {}", got.body);
+    }
+    let no_token = post(
+        &route("reply"),
+        &[("Origin", &own), ("Content-Type", json)],
+        "{}",
+    );
+    assert_eq!(no_token.status, 401, "{}", no_token.body);
+    let code = |response: &Response| {
+        serde_json::from_str::<Value>(&response.body).unwrap()["error"]["code"].clone()
+    };
+    let unknown = post(
+        "/api/questions/nosuchid/reply",
+        &with_origin,
+        r#"{"replies":["1"]}"#,
+    );
+    assert_eq!(
+        (unknown.status, code(&unknown)),
+        (404, json!("UNKNOWN_QUESTION"))
+    );
+    let wrong_fields = post(&route("reply"), &with_origin, r#"{"reply":"1"}"#);
+    assert_eq!(
+        (wrong_fields.status, code(&wrong_fields)),
+        (400, json!("INVALID_JSON"))
+    );
+    let misfit = post(&route("reply"), &with_origin, r#"{"replies":["9"]}"#);
+    assert_eq!(
+        (misfit.status, code(&misfit)),
+        (422, json!("INVALID_REPLY"))
+    );
+    let answered = post(&route("reply"), &with_origin, r#"{"replies":["2"]}"#);
+    assert_eq!(answered.status, 200, "{}", answered.body);
+    let document: Value = serde_json::from_str(&answered.body).unwrap();
+    assert_eq!(
+        document["answers"][0]["values"],
+        json!(["SQLite"]),
+        "{document}"
+    );
+    let again = post(&route("cancel"), &with_origin, "{}");
+    assert_eq!(
+        (again.status, code(&again)),
+        (409, json!("ALREADY_ANSWERED"))
+    );
+    inbox.stop();
+}
+
 common::harness::main!(
     three_http_clients_in_both_eras_are_answered_in_the_inbox_page,
     a_question_whose_call_ended_is_answered_from_the_cli_and_resumed_over_http,
@@ -784,6 +941,8 @@ common::harness::main!(
     no_token_is_401_and_there_is_no_oauth_anywhere,
     the_sdks_responses_keep_their_content_type,
     a_foreign_origin_is_403_and_a_rebinding_host_is_refused,
+    a_token_in_the_url_on_mcp_is_refused,
+    the_answer_routes_need_the_inboxs_origin_even_with_a_bearer,
     stalled_bodies_and_floods_on_mcp_do_not_block_the_persons_answer,
     claude_code_calls_ask_user_over_http_and_gets_the_answer_from_the_inbox,
     codex_calls_ask_user_over_http_and_gets_the_answer_from_the_inbox,

@@ -1,7 +1,10 @@
 //! The inbox as an app on the hardened server ([`crate::server`]): the page,
 //! its event stream and actions, the askers' ask / wait / leave, and the CLI
 //! verbs' list / reply / cancel. Every request here has passed the server's
-//! checks (Host, token; for POSTs Origin or a bearer, and JSON).
+//! checks: Host, token (a bearer, or the `token` query but on `/mcp`), and
+//! for every POST a JSON body and an `Origin` that is the inbox's own, with
+//! a bearer too: the CLI verbs and askers send the inbox's Origin
+//! ([`super::client`]). `/mcp` alone takes POSTs without an Origin.
 //!
 //! | route | who | does |
 //! |---|---|---|
@@ -20,10 +23,12 @@
 //! | `GET /metrics` | Prometheus | the counts, in its text format ([`super::metrics`]) |
 //! | `GET /healthz` | load balancers | 200 `{"status":"ok"}` while the process serves; no token |
 //! | `GET /readyz` | load balancers | 200 `{"status":"ready",…}`, or 503 while the store is unreachable (`unready`) or the replica stops (`draining`); no token |
-//! | `POST /mcp` | MCP clients | MCP over Streamable HTTP ([`crate::mcp::http`]); GET and DELETE: 405 |
+//! | `POST /mcp` | MCP clients | MCP over Streamable HTTP ([`crate::mcp::http`]); GET and DELETE: 405; the token as a bearer only (`?token=`: 400) |
 //!
 //! `/mcp` alone takes POSTs without an `Origin` (MCP clients are not
-//! browsers); one that is sent must still be the inbox's own.
+//! browsers); one that is sent must still be the inbox's own. Every other
+//! POST without one is 403, whatever token it carries (docs/inbox.md, "The
+//! HTTP routes").
 
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
@@ -698,6 +703,55 @@ mod tests {
         });
         assert_eq!(hub.waiting(), 0, "its waiter is gone");
         assert_eq!(hub.list().len(), 1, "the question still waits in the store");
+    }
+
+    /// Every POST route but `/mcp` needs the inbox's own Origin, a bearer
+    /// or not (what the module's table says); `/mcp` takes one without.
+    #[test]
+    fn every_post_but_mcp_needs_the_inboxs_origin_even_with_a_bearer() {
+        use crate::server::App as _;
+        use crate::server::guard::{Guard, Rejection};
+        let guard = Guard::with_token(4000, "t0k".into());
+        let parts = |path: &str, origin: Option<&str>| {
+            let mut request = http::Request::builder()
+                .method("POST")
+                .uri(path)
+                .header("host", "127.0.0.1:4000")
+                .header("authorization", "Bearer t0k")
+                .header("content-type", "application/json");
+            if let Some(origin) = origin {
+                request = request.header("origin", origin);
+            }
+            request.body(()).unwrap().into_parts().0
+        };
+        let (_dir, _hub, inbox) = inbox();
+        let with_mcp = Inbox::new(Arc::clone(&inbox.hub)).with_mcp(McpHttp::new(guard.sites()));
+        let mut paths = vec!["/api/ask".to_string(), "/mcp".to_string()];
+        paths.extend(
+            POSTED
+                .iter()
+                .map(|verb| format!("/api/questions/q1/{verb}")),
+        );
+        for path in &paths {
+            for app in [&inbox, &with_mcp] {
+                let own = guard.check_post_with(
+                    &parts(path, Some("http://127.0.0.1:4000")),
+                    app.origins(path),
+                );
+                assert_eq!(own, Ok(()), "{path}");
+                let bare = guard.check_post_with(&parts(path, None), app.origins(path));
+                let served_bare = path == "/mcp" && app.mcp.is_some();
+                let want = if served_bare {
+                    Ok(())
+                } else {
+                    Err(Rejection::WrongOrigin)
+                };
+                assert_eq!(bare, want, "{path}");
+                let foreign = guard
+                    .check_post_with(&parts(path, Some("http://evil.example")), app.origins(path));
+                assert_eq!(foreign, Err(Rejection::WrongOrigin), "{path}");
+            }
+        }
     }
 
     #[test]

@@ -6,7 +6,10 @@
 //! Host is the inbox's own (no DNS rebinding), it carries the inbox token
 //! (`Authorization: Bearer`), an `Origin`, when sent, is the inbox's own,
 //! and its body arrived whole within the size and time limits. rmcp checks
-//! Host and Origin once more against the same lists.
+//! Host and Origin once more against the same lists. The token goes in the
+//! header only: a `token` in the URL (which the page's own link uses) is
+//! refused here with 400, even beside a good bearer, since URLs end up in
+//! logs and no MCP host needs it (each sends headers).
 //!
 //! Stateless, in both protocol eras: the initialize era without sessions
 //! (`initialize` is answered, and every later POST stands alone) and
@@ -28,6 +31,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::server::AskUserServer;
 use super::{Fallback, Options};
+use crate::server::guard::Rejection;
 use crate::server::{Reply, Request};
 
 /// The path the inbox serves MCP on.
@@ -60,6 +64,9 @@ impl McpHttp {
 
     /// One request to `/mcp` (any method), already proven by the server.
     pub async fn respond(&self, request: Request) -> Reply {
+        if request.query("token").is_some() {
+            return Reply::refusal(Rejection::TokenInUrl);
+        }
         match request.into_http().await {
             Ok(request) => Reply::from_http(self.service.handle(request).await),
             Err(refusal) => refusal,

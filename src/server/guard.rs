@@ -27,6 +27,9 @@ pub enum Rejection {
     /// client that found some would start an OAuth flow instead of sending
     /// its bearer token).
     NoMetadata,
+    /// A `token` in the URL where the route takes a bearer only (`/mcp`):
+    /// URLs end up in logs, proxies' and shells' histories.
+    TokenInUrl,
 }
 
 impl Rejection {
@@ -38,7 +41,7 @@ impl Rejection {
             Rejection::NotJson => 415,
             Rejection::TooLarge => 413,
             Rejection::BodyTooSlow => 408,
-            Rejection::BodyUnreadable => 400,
+            Rejection::BodyUnreadable | Rejection::TokenInUrl => 400,
             Rejection::NoMetadata => 404,
         }
     }
@@ -61,6 +64,9 @@ impl Rejection {
             Rejection::BodyUnreadable => "the request body could not be read",
             Rejection::NoMetadata => {
                 "not found: this server publishes no metadata (no OAuth; send the inbox token as a bearer)"
+            }
+            Rejection::TokenInUrl => {
+                "/mcp takes the token as Authorization: Bearer only, never in the URL (URLs end up in logs); drop ?token= from the URL"
             }
         }
     }
@@ -208,7 +214,8 @@ impl Guard {
 
     /// Whether the request proves it is for us and from someone holding the
     /// token: its Host is our own authority (against DNS rebinding) and it
-    /// carries the token, as `Authorization: Bearer` or the `token` query.
+    /// carries the token, as `Authorization: Bearer` or the `token` query
+    /// (a route may refuse the query: `/mcp` does, [`Rejection::TokenInUrl`]).
     ///
     /// Every token is compared, each in constant time, whichever matches:
     /// the time taken says nothing about which one (or how much of one) the

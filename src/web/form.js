@@ -24,6 +24,13 @@ var AskForm = (function () {
   function create(container, questions, prefix) {
     function id(i) { return prefix + "q" + i; }
     function byId(suffix) { return document.getElementById(suffix); }
+    // A question that starts filled (its default, or a single select's
+    // recommended option) counts as answered only once the person has acted
+    // on it: a click, a change or typing in its answer (not its note).
+    // Submit sends what is shown either way.
+    var prefilled = {};
+    var confirmed = {};
+    var indexOf = {};
 
     function optionRow(type, name, value, label, description, checked, recommended) {
       var row = el("div", "option");
@@ -58,6 +65,7 @@ var AskForm = (function () {
           if (q.options[k].recommended) { preselect = [q.options[k].id]; break; }
         }
       }
+      if (preselect.length) prefilled[index] = true;
       q.options.forEach(function (o) {
         fieldset.appendChild(optionRow(type, name, "o" + o.id, o.label, o.description,
           preselect.indexOf(o.id) >= 0, o.recommended));
@@ -103,6 +111,7 @@ var AskForm = (function () {
       var name = id(i);
       var fieldset = el("fieldset", "question");
       fieldset.id = name;
+      indexOf[name] = i;
       fieldset.setAttribute("aria-describedby", name + "-error");
       var legend = el("legend");
       legend.appendChild(el("span", "step", "Question " + (i + 1) + " of " + n));
@@ -123,12 +132,14 @@ var AskForm = (function () {
         area.setAttribute("aria-labelledby", name + "-text");
         if (q.placeholder) area.placeholder = q.placeholder;
         if (typeof q.default === "string") area.value = q.default;
+        if (area.value !== "") prefilled[i] = true;
         if (q.required !== false) area.setAttribute("aria-required", "true");
         fieldset.appendChild(area);
       } else {
         [["yes", "Yes"], ["no", "No"]].forEach(function (pair) {
           fieldset.appendChild(optionRow("radio", name, pair[0], pair[1], null, q.default === pair[0]));
         });
+        if (q.default === "yes" || q.default === "no") prefilled[i] = true;
       }
       fieldset.appendChild(noteField(name, i));
       var error = el("p", "error");
@@ -191,11 +202,26 @@ var AskForm = (function () {
 
     questions.forEach(function (q, i) { container.appendChild(renderQuestion(q, i, questions.length)); });
 
+    // The person's own act on a question's answer (clicking the pre-selected
+    // option again confirms it; it fires no change, so the pages also count
+    // on "click").
+    function act(event) {
+      var target = event.target;
+      var answerControl = target.tagName === "INPUT"
+        || (target.tagName === "TEXTAREA" && target.className !== "note-text");
+      if (!answerControl) return;
+      var fieldset = target.closest("fieldset.question");
+      if (fieldset && indexOf.hasOwnProperty(fieldset.id)) confirmed[indexOf[fieldset.id]] = true;
+    }
+    ["click", "input", "change"].forEach(function (type) { container.addEventListener(type, act); });
+
     return {
       collect: function () { return questions.map(collectOne); },
       filledCount: function () {
         var done = 0;
-        questions.forEach(function (q, i) { if (isFilled(i)) done++; });
+        questions.forEach(function (q, i) {
+          if (isFilled(i) && (!prefilled[i] || confirmed[i])) done++;
+        });
         return done;
       },
       clearErrors: function () {

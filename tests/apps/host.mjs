@@ -174,7 +174,10 @@ try {
       report.contexts.push(params);
       return {};
     };
+    // Every size the View reports, in order, and which came after the person's last click.
+    report.sizes = [];
     bridge.addEventListener("sizechange", ({ height }) => {
+      report.sizes.push({ height: height ?? null, afterSubmit: report.events.includes("person acted") });
       if (height) page.evaluate((h) => window.__size(h), height).catch(() => {});
     });
     const initialized = new Promise((resolve) => bridge.addEventListener("initialized", resolve));
@@ -213,6 +216,7 @@ try {
     };
     const person = scenario.person ?? {};
     if (person.cancel) {
+      event("person acted");
       await view.locator("#cancel").click();
       await view.locator('body[data-state="cancelled"]').waitFor({ timeout: 30_000 });
     } else {
@@ -223,6 +227,7 @@ try {
         event("empty submit refused");
       }
       await view.getByLabel(person.choose, { exact: false }).first().check();
+      event("person acted");
       await view.locator("#submit").click();
       await view.locator('body[data-state="answered"]').waitFor({ timeout: 30_000 });
     }
@@ -230,6 +235,11 @@ try {
     await view.locator("body[data-told]").waitFor({ timeout: 30_000 });
     report.told = await view.locator("body").getAttribute("data-told");
     report.finalText = await view.locator("#final").textContent();
+    // The frame as the host left it, and where the View's last box ends in it.
+    report.frame = {
+      height: await page.evaluate(() => document.getElementById("view").getBoundingClientRect().height),
+      finalBottom: await view.locator("#final").evaluate((e) => e.getBoundingClientRect().bottom),
+    };
 
     // A second submission of the same question (a second View, a replay) is refused.
     report.replay = resultOf(

@@ -25,6 +25,8 @@ const scenarios = {
     await expectChecked(page, "#q0-o2", true, "the recommended option is pre-selected");
     await expectChecked(page, "#q0-o1", false, "only the recommended option is pre-selected");
     await expectText(page, "#q0 .badge", "Recommended");
+    // A pre-selected option is not an answer until the person confirms it.
+    await expectText(page, "#progress", "0 of 4 answered");
     await page.check("#q1-o1");
     await page.fill("#q1-other-text", "NATS");
     await expectChecked(page, "#q1-other", true, "typing in Other ticks Other");
@@ -34,6 +36,9 @@ const scenarios = {
     await page.fill("#q0-note", "but keep SQLite for tests");
     await expectChecked(page, "#q0-o2", true, "a note keeps the choice");
     await page.fill("#q2-note", "my note is no name");
+    await expectText(page, "#progress", "2 of 4 answered");
+    // Clicking the pre-selected option confirms it (no change event).
+    await page.click("#q0-o2");
     await expectText(page, "#progress", "3 of 4 answered");
     await page.click("#submit");
     await page.waitForSelector("#q2-error:not([hidden])");
