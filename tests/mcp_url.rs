@@ -286,7 +286,7 @@ fn the_inbox_token_never_appears_in_the_url() {
     require(node_ok.then_some(()), "node (run .ci/setup-mcp.sh)");
     let state = tempfile::tempdir().unwrap();
     let state_dir = state.path().to_path_buf();
-    let (mut inbox, line) = spawn_inbox(&mut Command::new(bin()), &state_dir, |_| {});
+    let (inbox, line) = spawn_inbox(&mut Command::new(bin()), &state_dir, |_| {});
     let inbox_token = line
         .split("token=")
         .nth(1)
@@ -306,8 +306,7 @@ fn the_inbox_token_never_appears_in_the_url() {
         let elicitation = called.elicitation().to_string();
         assert!(!elicitation.contains(&inbox_token), "{elicitation}");
     }
-    let _ = inbox.kill();
-    let _ = inbox.wait();
+    drop(inbox);
 }
 
 /// mcpdo (in @modelcontextprotocol/inspector 2.12.0, under Node 22) with
