@@ -8,7 +8,7 @@ mod common;
 
 use std::io::Read;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::bin;
 use common::process::ChildGuard;
@@ -79,7 +79,7 @@ fn running(pid: u32) -> bool {
 /// Polls until process `pid` no longer runs; false after 10 s.
 #[cfg(target_os = "linux")]
 fn ends(pid: u32) -> bool {
-    let started = Instant::now();
+    let started = std::time::Instant::now();
     while running(pid) {
         if started.elapsed() > Duration::from_secs(10) {
             return false;
