@@ -22,13 +22,13 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
 use common::bin;
 use common::clients::{require, tests_dir};
-use common::process::spawn_inbox;
+use common::process::{ChildGuard, spawn_inbox};
 
 /// The checks of `server-stateless` that need the suite's own fixture tools.
 const NEEDS_FIXTURE_TOOLS: [&str; 4] = [
@@ -70,7 +70,7 @@ fn node() -> PathBuf {
 
 /// A running inbox: its child, /mcp URL and token.
 struct Inbox {
-    child: Child,
+    _child: ChildGuard,
     _dir: tempfile::TempDir,
     mcp: String,
     token: String,
@@ -86,18 +86,11 @@ impl Inbox {
             .unwrap_or_else(|| panic!("no URL from the inbox: {line:?}"));
         let (base, token) = url.split_once("/?token=").unwrap();
         Inbox {
-            child,
+            _child: child,
             _dir: dir,
             mcp: format!("{base}/mcp"),
             token: token.to_string(),
         }
-    }
-}
-
-impl Drop for Inbox {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

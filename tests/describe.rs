@@ -57,12 +57,13 @@ fn describe_reads_no_stdin() {
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
     // stdin is a pipe that is never written to nor closed: reading it would hang.
-    let mut child = Command::new(bin())
-        .env("TOOLBOX_ACTION", "describe")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = common::process::ChildGuard::spawn(
+        Command::new(bin())
+            .env("TOOLBOX_ACTION", "describe")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped()),
+    )
+    .unwrap();
     let _stdin = child.stdin.take();
     let start = Instant::now();
     loop {

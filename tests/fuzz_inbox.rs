@@ -19,7 +19,7 @@ mod common;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command};
+use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -120,7 +120,7 @@ impl Target for InProcess {
 /// A real `ask_user inbox --port 0`, spoken to over one kept-alive
 /// connection (a new one after the inbox closes it).
 struct Loopback {
-    child: Child,
+    child: common::process::ChildGuard,
     _dir: tempfile::TempDir,
     port: u16,
     token: String,
@@ -232,13 +232,6 @@ impl Target for Loopback {
             self.stream = None;
         }
         Ok((status, json, body))
-    }
-}
-
-impl Drop for Loopback {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -18,7 +18,7 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -181,10 +181,11 @@ const HOST_TURN: Duration = Duration::from_secs(120);
 /// The hosts' tool timeout in these tests: far below ask_user's own 300 s.
 const TOOL_TIMEOUT_SECONDS: u64 = 3;
 
-/// A running `ask_user inbox` on `network`, with its own state folder.
+/// A running `ask_user inbox` on `network`, with its own state folder;
+/// killed when dropped.
 struct NetworkInbox<'a> {
     network: &'a Network,
-    child: Child,
+    _child: common::process::ChildGuard,
     state: std::path::PathBuf,
 }
 
@@ -197,7 +198,7 @@ impl<'a> NetworkInbox<'a> {
         assert!(line.contains("serving http://127.0.0.1:"), "{line:?}");
         NetworkInbox {
             network,
-            child,
+            _child: child,
             state: state.to_path_buf(),
         }
     }
@@ -245,13 +246,6 @@ impl<'a> NetworkInbox<'a> {
             );
             std::thread::sleep(Duration::from_millis(20));
         }
-    }
-}
-
-impl Drop for NetworkInbox<'_> {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

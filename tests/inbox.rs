@@ -10,7 +10,7 @@ mod common;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -23,9 +23,9 @@ use common::inbox::{
     until,
 };
 use common::page::{connect, read_response};
-use common::process::json_client;
 #[cfg(unix)]
 use common::process::refusing_port;
+use common::process::{ChildGuard, JsonClient, json_client};
 #[cfg(target_os = "linux")]
 use common::process::{cpu_ticks, memory_kib};
 
@@ -443,15 +443,16 @@ fn two_answers_at_once_the_first_wins() {
     let inbox = Inbox::start(dir.path());
     for round in 0..3 {
         let asker = Asker::ask(dir.path(), DATABASE, &[]);
-        let answers: Vec<Child> = ["1", "2"]
+        let answers: Vec<ChildGuard> = ["1", "2"]
             .iter()
             .map(|reply| {
-                command(
-                    dir.path(),
-                    &["inbox", "answer", &asker.id, "--reply", reply],
+                ChildGuard::spawn(
+                    command(
+                        dir.path(),
+                        &["inbox", "answer", &asker.id, "--reply", reply],
+                    )
+                    .stdout(Stdio::piped()),
                 )
-                .stdout(Stdio::piped())
-                .spawn()
                 .unwrap()
             })
             .collect();
@@ -940,18 +941,13 @@ fn a_whole_tool_input_fits_an_ask_and_more_is_refused() {
 
 /// Runs tests/mcp/py_client.py against `mcp --fallback inbox --no-elicitation`
 /// with `arguments`, in the state folder `dir`; its JSON output.
-fn mcp_call(python: &Path, dir: &Path, arguments: &Value) -> std::thread::JoinHandle<Value> {
+fn mcp_call(python: &Path, dir: &Path, arguments: &Value) -> JsonClient {
     mcp_calls(python, dir, &[], std::slice::from_ref(arguments))
 }
 
 /// The same with `extra` server arguments and one call per item of `calls`,
 /// in one session.
-fn mcp_calls(
-    python: &Path,
-    dir: &Path,
-    extra: &[&str],
-    calls: &[Value],
-) -> std::thread::JoinHandle<Value> {
+fn mcp_calls(python: &Path, dir: &Path, extra: &[&str], calls: &[Value]) -> JsonClient {
     let mut server_args = vec![
         // `env` carries the state folder: the SDK passes the server a short,
         // fixed environment of its own.

@@ -781,12 +781,13 @@ fn help_and_version_go_to_stdout_with_exit_0() {
 #[test]
 fn a_closed_stdout_ends_the_run_quietly() {
     use std::process::{Command, Stdio};
-    let mut child = Command::new(bin())
-        .arg("describe")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = common::process::ChildGuard::spawn(
+        Command::new(bin())
+            .arg("describe")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .unwrap();
     drop(child.stdout.take()); // the reader goes away before the write
     let out = child.wait_with_output().unwrap();
     assert_eq!(

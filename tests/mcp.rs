@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use common::bin;
 use common::clients::{mcp_python, mcp_typescript_sdk, tests_dir};
 use common::mcp_raw::Raw;
-use common::process::{exit_within, output_with_stdin, port_is_closed};
+use common::process::{ChildGuard, exit_within, output_with_stdin, port_is_closed};
 
 fn here() -> PathBuf {
     tests_dir("mcp")
@@ -1130,13 +1130,14 @@ fn a_malformed_notification_is_logged_on_stderr() {
 /// rather than leaving it to wait for the end of stdin.
 fn a_server_whose_stdout_is_gone_ends_at_its_next_answer() {
     use std::io::Write;
-    let mut child = Command::new(bin())
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = ChildGuard::spawn(
+        Command::new(bin())
+            .arg("mcp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null()),
+    )
+    .unwrap();
     drop(child.stdout.take());
     let mut stdin = child.stdin.take().unwrap();
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

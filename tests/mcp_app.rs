@@ -297,8 +297,7 @@ fn with_an_inbox_the_answer_lands_in_the_inbox() {
     apps_host();
     chromium(&["playwright-core"]);
     let state = tempfile::tempdir().unwrap();
-    let (inbox, line) = spawn_inbox(&mut Command::new(bin()), state.path(), |_| {});
-    let _inbox = Stopped(inbox);
+    let (_inbox, line) = spawn_inbox(&mut Command::new(bin()), state.path(), |_| {});
     assert!(
         line.contains("http://127.0.0.1:"),
         "the inbox started: {line}"
@@ -327,16 +326,6 @@ fn with_an_inbox_the_answer_lands_in_the_inbox() {
             .find(|entry| entry["inboxId"] == id.as_str())
             .unwrap_or_else(|| panic!("{fallback}: {id} is in the inbox's history: {history}"));
         assert!(entry.to_string().contains("PostgreSQL"), "{entry}");
-    }
-}
-
-/// Stops the inbox however the test ends.
-struct Stopped(std::process::Child);
-
-impl Drop for Stopped {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
     }
 }
 

@@ -241,8 +241,7 @@ fn fallback_auto_without_an_inbox_serves_the_page() {
 #[test]
 fn fallback_auto_with_an_inbox_asks_in_the_inbox() {
     let state = tempfile::tempdir().unwrap();
-    let (inbox, line) = spawn_inbox(&mut Command::new(bin()), state.path(), |_| {});
-    let _inbox = KillOnDrop(inbox);
+    let (_inbox, line) = spawn_inbox(&mut Command::new(bin()), state.path(), |_| {});
     assert!(line.contains("http://127.0.0.1:"), "{line}");
     let mut command = Command::new(bin());
     command
@@ -260,16 +259,6 @@ fn fallback_auto_with_an_inbox_asks_in_the_inbox() {
     let (code, listed) = run(state.path(), &["inbox", "list"]);
     assert_eq!(code, 0, "{listed}");
     assert!(listed.contains(&format!(r#""inboxId":"{id}""#)), "{listed}");
-}
-
-/// Ends a child process however the test ends.
-struct KillOnDrop(std::process::Child);
-
-impl Drop for KillOnDrop {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[test]

@@ -29,7 +29,7 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -38,7 +38,7 @@ use common::bin;
 use common::browser::Browser;
 use common::clients::{chromium, claude_code, codex, mcp_python, mcp_typescript_sdk, tests_dir};
 use common::page::{self, Response, read_response};
-use common::process::{exit_within, json_client, spawn_inbox};
+use common::process::{ChildGuard, JsonClient, exit_within, json_client, spawn_inbox};
 use common::scratch::Scratch;
 use common::stand_in::{HostTurn, Network, QUESTION, postgres_answer};
 
@@ -49,7 +49,7 @@ const NAME: &str = r#"{"questions":[{"question":"Name the service"}]}"#;
 
 /// A running `ask_user inbox` with a state folder of its own.
 struct Inbox {
-    child: Child,
+    child: ChildGuard,
     dir: tempfile::TempDir,
     port: u16,
     token: String,
@@ -169,13 +169,6 @@ impl Inbox {
     }
 }
 
-impl Drop for Inbox {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// Polls `condition` every 20 ms until it holds; panics after `limit`.
 fn until(limit: Duration, what: &str, mut condition: impl FnMut() -> bool) {
     let started = Instant::now();
@@ -188,7 +181,7 @@ fn until(limit: Duration, what: &str, mut condition: impl FnMut() -> bool) {
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
 
 /// tests/mcp/ts_http.mjs with `sdk` ("v1" or "v2") and `scenario` (url, token, calls…).
-fn ts_http(dir: &Path, sdk: &str, mut scenario: Value) -> std::thread::JoinHandle<Value> {
+fn ts_http(dir: &Path, sdk: &str, mut scenario: Value) -> JsonClient {
     scenario["sdk"] = json!(sdk);
     json_client(
         Command::new("node").arg("ts_http.mjs").current_dir(dir),
@@ -197,7 +190,7 @@ fn ts_http(dir: &Path, sdk: &str, mut scenario: Value) -> std::thread::JoinHandl
 }
 
 /// tests/mcp/py_http.py in the SDK's `mode` with `scenario`.
-fn py_http(python: &Path, mode: &str, mut scenario: Value) -> std::thread::JoinHandle<Value> {
+fn py_http(python: &Path, mode: &str, mut scenario: Value) -> JsonClient {
     scenario["mode"] = json!(mode);
     json_client(
         Command::new(python).arg(tests_dir("mcp").join("py_http.py")),

@@ -286,7 +286,7 @@ fn the_inbox_token_never_appears_in_the_url() {
     require(node_ok.then_some(()), "node (run .ci/setup-mcp.sh)");
     let state = tempfile::tempdir().unwrap();
     let state_dir = state.path().to_path_buf();
-    let (mut inbox, line) = spawn_inbox(&mut Command::new(bin()), &state_dir, |_| {});
+    let (inbox, line) = spawn_inbox(&mut Command::new(bin()), &state_dir, |_| {});
     let inbox_token = line
         .split("token=")
         .nth(1)
@@ -306,8 +306,7 @@ fn the_inbox_token_never_appears_in_the_url() {
         let elicitation = called.elicitation().to_string();
         assert!(!elicitation.contains(&inbox_token), "{elicitation}");
     }
-    let _ = inbox.kill();
-    let _ = inbox.wait();
+    drop(inbox);
 }
 
 /// mcpdo (in @modelcontextprotocol/inspector 2.12.0, under Node 22) with
@@ -337,6 +336,21 @@ fn mcpdo_in_url_mode_reaches_the_page_in_both_eras() {
             Some((name.to_string(), value.trim_matches('\'').to_string()))
         })
         .collect();
+    // However the test ends, the daemon stops, and with it the servers it runs.
+    let _daemon = OnDrop(|| {
+        let _ = base(home.path())
+            .envs(daemon.iter().map(|(k, v)| (k, v)))
+            .args(["daemon", "stop"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        // `mcpdo private` made the daemon's folder (under /tmp); nothing else uses it.
+        for (name, dir) in &daemon {
+            if name == "MCP_INSPECTOR_DAEMON_DIR" {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+        }
+    });
     let run = |args: &[&str]| -> Value {
         let output = base(home.path())
             .envs(daemon.iter().map(|(k, v)| (k, v)))
@@ -408,17 +422,14 @@ fn mcpdo_in_url_mode_reaches_the_page_in_both_eras() {
         }
         assert_token_spent(&url);
     }
-    let _ = base(home.path())
-        .envs(daemon.iter().map(|(k, v)| (k, v)))
-        .args(["daemon", "stop"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    // `mcpdo private` made the daemon's folder (under /tmp); nothing else uses it.
-    for (name, dir) in &daemon {
-        if name == "MCP_INSPECTOR_DAEMON_DIR" {
-            let _ = std::fs::remove_dir_all(dir);
-        }
+}
+
+/// Runs its closure when dropped: at the end of a test, however it ends.
+struct OnDrop<F: FnMut()>(F);
+
+impl<F: FnMut()> Drop for OnDrop<F> {
+    fn drop(&mut self) {
+        (self.0)();
     }
 }
 

@@ -22,7 +22,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -31,7 +31,7 @@ use common::bin;
 use common::clients::mcp_typescript_sdk;
 use common::inbox::run;
 use common::page::same_origin_request;
-use common::process::spawn_inbox;
+use common::process::{ChildGuard, spawn_inbox};
 
 /// The host's timer, and the setup-written wait scaled down below it.
 const HOST_TIMEOUT_MS: u64 = 5000;
@@ -80,9 +80,10 @@ fn setup_args_for_a_host_without_forms() -> Vec<String> {
     args
 }
 
-/// The short-timer host (ts_wait.mjs) and the server it runs.
+/// The short-timer host (ts_wait.mjs) and the server it runs; a host that
+/// does not close when asked is killed with its server (its guard).
 struct Host {
-    child: Child,
+    child: ChildGuard,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
 }
@@ -95,14 +96,15 @@ impl Host {
         // An empty PATH: `--open` finds no browser opener (it says so on stderr).
         let no_programs = state.join("no-programs");
         std::fs::create_dir_all(&no_programs).unwrap();
-        let mut child = Command::new("node")
-            .arg(dir.join("ts_wait.mjs"))
-            .current_dir(&dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("node runs");
+        let mut child = ChildGuard::spawn(
+            Command::new("node")
+                .arg(dir.join("ts_wait.mjs"))
+                .current_dir(&dir)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit()),
+        )
+        .expect("node runs");
         let mut stdin = child.stdin.take().unwrap();
         let setup = json!({
             "binary": bin(),
@@ -150,8 +152,7 @@ impl Drop for Host {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // Still running: the guard kills it, with its server.
     }
 }
 
@@ -264,7 +265,7 @@ fn an_answer_during_a_resumes_wait_wins() {
 /// terminal 4 s later; the resume collects the answer.
 fn with_an_inbox_the_inbox_keeps_the_question_and_a_resume_returns_the_answer() {
     let state = tempfile::tempdir().unwrap();
-    let (mut inbox, line) = spawn_inbox(&mut Command::new(bin()), state.path(), |_| {});
+    let (inbox, line) = spawn_inbox(&mut Command::new(bin()), state.path(), |_| {});
     assert!(line.contains("http://127.0.0.1:"), "{line}");
     let mut host = Host::start(state.path());
     let first = host.call(&question());
@@ -289,8 +290,7 @@ fn with_an_inbox_the_inbox_keeps_the_question_and_a_resume_returns_the_answer() 
     assert_eq!(code, 0, "{answered}");
     assert_answered_postgresql(&host.call(&json!({ "resume": id })));
     drop(host);
-    let _ = inbox.kill();
-    let _ = inbox.wait();
+    drop(inbox);
 }
 
 /// An id neither this server nor an inbox keeps: UNKNOWN_QUESTION, saying so.

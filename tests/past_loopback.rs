@@ -12,7 +12,7 @@ mod common;
 
 use std::net::{Ipv4Addr, TcpListener};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
@@ -21,7 +21,7 @@ use serde_json::Value;
 use common::bin;
 use common::harness;
 use common::inbox::{Asker, assert_error, run_with_input, state, until};
-use common::process::{exit_within, without_tty};
+use common::process::{ChildGuard, exit_within, without_tty};
 
 const DATABASE: &str = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"]}"#;
 
@@ -302,9 +302,10 @@ fn works(program: &str, args: &[&str]) -> bool {
 
 const NO_NAMESPACE: &str = "network namespaces (root and iproute2's ip; run .ci/setup-deploy.sh)";
 
-/// `ask_user inbox ARGS`, running; its page URL from the line it prints.
+/// `ask_user inbox ARGS`, running (killed when dropped); its page URL from
+/// the line it prints.
 struct Served {
-    child: Child,
+    _child: ChildGuard,
     url: String,
     token: String,
 }
@@ -313,13 +314,14 @@ impl Served {
     fn start(dir: &Path, args: &[&str]) -> Served {
         use std::io::BufRead;
         let mut command = common::inbox::command(dir, &["inbox"]);
-        let mut child = command
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = ChildGuard::spawn(
+            command
+                .args(args)
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+        )
+        .unwrap();
         let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
         let mut line = String::new();
         stderr.read_line(&mut line).unwrap();
@@ -331,17 +333,10 @@ impl Served {
             .to_string();
         let (base, token) = url.split_once("/?token=").unwrap();
         Served {
-            child,
+            _child: child,
             url: base.to_string(),
             token: token.to_string(),
         }
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -472,9 +467,10 @@ fn askers_in_another_namespace_reach_an_inbox_over_tls() {
     assert_eq!((code, listed.as_str()), (0, ""));
 }
 
-/// Caddy, terminating TLS at `public` and passing requests to `upstream`.
+/// Caddy, terminating TLS at `public` and passing requests to `upstream`;
+/// killed when dropped.
 struct Caddy {
-    child: Child,
+    child: ChildGuard,
     config: tempfile::TempDir,
 }
 
@@ -495,17 +491,18 @@ impl Caddy {
             ),
         )
         .unwrap();
-        let child = Command::new("caddy")
-            .args(["run", "--adapter", "caddyfile", "--config"])
-            .arg(&file)
-            .env("HOME", config.path())
-            .env("XDG_DATA_HOME", config.path().join("data"))
-            .env("XDG_CONFIG_HOME", config.path().join("config"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(config.path().join("caddy.log")).unwrap())
-            .spawn()
-            .ok()?;
+        let child = ChildGuard::spawn(
+            Command::new("caddy")
+                .args(["run", "--adapter", "caddyfile", "--config"])
+                .arg(&file)
+                .env("HOME", config.path())
+                .env("XDG_DATA_HOME", config.path().join("data"))
+                .env("XDG_CONFIG_HOME", config.path().join("config"))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(std::fs::File::create(config.path().join("caddy.log")).unwrap()),
+        )
+        .ok()?;
         Some(Caddy { child, config })
     }
 }
@@ -513,13 +510,6 @@ impl Caddy {
 impl Caddy {
     fn log(&self) -> String {
         std::fs::read_to_string(self.config.path().join("caddy.log")).unwrap_or_default()
-    }
-}
-
-impl Drop for Caddy {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

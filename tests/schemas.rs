@@ -38,7 +38,7 @@ fn run(args: &[&str], stdin: &[u8], envs: &[(&str, &str)]) -> Output {
     for (key, value) in envs {
         command.env(key, value);
     }
-    let mut child = command.spawn().expect("run ask_user");
+    let mut child = common::process::ChildGuard::spawn(&mut command).expect("run ask_user");
     let mut input = child.stdin.take().unwrap();
     // The binary may stop reading early (a too-large input): a broken pipe is fine.
     let _ = input.write_all(stdin);

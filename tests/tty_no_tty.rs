@@ -7,12 +7,13 @@
 mod common;
 
 use std::io::Read;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use common::bin;
+use common::process::ChildGuard;
 const INPUT: &str = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"]}"#;
 
 fn without_tty(args: &[&str]) -> Command {
@@ -22,14 +23,13 @@ fn without_tty(args: &[&str]) -> Command {
 }
 
 /// Waits for the child with a hang guard; returns (code, stdout, stderr).
-fn finish(mut child: Child) -> (i32, String, String) {
+fn finish(mut child: ChildGuard) -> (i32, String, String) {
     let deadline = Instant::now() + Duration::from_secs(5);
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
         if Instant::now() > deadline {
-            let _ = child.kill();
             panic!("ask hung without a terminal");
         }
         std::thread::sleep(Duration::from_millis(5));
@@ -79,12 +79,13 @@ fn no_terminal_is_no_tty_with_nothing_drawn() {
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let file = dir.join("no_tty_input.json");
     std::fs::write(&file, INPUT).unwrap();
-    let child = without_tty(&["ask", file.to_str().unwrap()])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = ChildGuard::spawn(
+        without_tty(&["ask", file.to_str().unwrap()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .unwrap();
     let (code, stdout, stderr) = finish(child);
     assert_no_tty(code, &stdout, &stderr);
 }
@@ -92,12 +93,13 @@ fn no_terminal_is_no_tty_with_nothing_drawn() {
 #[test]
 fn no_terminal_is_no_tty_even_when_stdin_never_ends() {
     // The JSON pipe stays open: ask must not wait for it before finding no terminal.
-    let mut child = without_tty(&["ask", "--timeout", "60"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = ChildGuard::spawn(
+        without_tty(&["ask", "--timeout", "60"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .unwrap();
     let stdin = child.stdin.take();
     let (code, stdout, stderr) = finish(child);
     drop(stdin);
@@ -106,12 +108,13 @@ fn no_terminal_is_no_tty_even_when_stdin_never_ends() {
 
 #[test]
 fn replies_need_no_terminal() {
-    let mut child = without_tty(&["ask", "--reply", "2"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = ChildGuard::spawn(
+        without_tty(&["ask", "--reply", "2"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .unwrap();
     std::io::Write::write_all(&mut child.stdin.take().unwrap(), INPUT.as_bytes()).unwrap();
     let (code, stdout, stderr) = finish(child);
     assert_eq!(code, 0, "{stdout}");

@@ -299,7 +299,7 @@ fn without_tty(args: &[&str]) -> Command {
 }
 
 fn run_without_tty(args: &[&str], stdin: &[u8]) -> (i32, serde_json::Value, Vec<u8>) {
-    let mut child = without_tty(args).spawn().unwrap();
+    let mut child = common::process::ChildGuard::spawn(&mut without_tty(args)).unwrap();
     // Without a terminal and with the input on stdin, ask exits before
     // reading it: a broken pipe here is part of what is tested.
     let _ = child.stdin.take().unwrap().write_all(stdin);

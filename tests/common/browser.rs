@@ -3,10 +3,11 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{ChildStdout, Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
 
 use super::clients::tests_dir;
+use super::process::ChildGuard;
 
 /// The file through which a test of this process hands `scenario` its URL
 /// (and, with ".go" added, answers the scenario's `handshake`).
@@ -40,9 +41,10 @@ pub fn go_on(scenario: &str) {
     write_whole(Path::new(&go), "");
 }
 
-/// The running driver; its stderr is collected on a thread.
+/// The running driver; its stderr is collected on a thread. Dropped before
+/// its end (a failed test), it is killed with its browser (its group).
 pub struct Browser {
-    child: Child,
+    child: ChildGuard,
     stdout: BufReader<ChildStdout>,
     errors: JoinHandle<String>,
 }
@@ -53,17 +55,18 @@ impl Browser {
     /// "ready", and panics with its stderr when it does not.
     pub fn start(chromium: &Path, scenario: &str, url_file: &Path) -> Browser {
         let _ = std::fs::remove_file(url_file);
-        let mut child = Command::new("node")
-            .arg("drive.mjs")
-            .arg(scenario)
-            .arg(url_file)
-            .current_dir(tests_dir("web"))
-            .env("CHROMIUM", chromium)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("node starts");
+        let mut child = ChildGuard::spawn(
+            Command::new("node")
+                .arg("drive.mjs")
+                .arg(scenario)
+                .arg(url_file)
+                .current_dir(tests_dir("web"))
+                .env("CHROMIUM", chromium)
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+        )
+        .expect("node starts");
         let mut stderr = child.stderr.take().unwrap();
         let errors = std::thread::spawn(move || {
             let mut text = String::new();
@@ -84,10 +87,10 @@ impl Browser {
         }
     }
 
-    /// Stops a browser that would wait for a URL that will never come.
-    pub fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    /// Stops a browser that would wait for a URL that will never come: the
+    /// driver and the Chromium it started (the guard kills its group).
+    pub fn kill(self) {
+        drop(self);
     }
 
     /// Waits for the next line the scenario says (after "ready"); panics

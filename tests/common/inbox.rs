@@ -4,14 +4,14 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStderr, Command, Stdio};
+use std::process::{ChildStderr, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use super::bin;
 use super::page::{self, Response, same_origin_request};
-use super::process::{exit_with_one_line, exit_within, spawn_asking, without_tty};
+use super::process::{ChildGuard, exit_with_one_line, exit_within, spawn_asking, without_tty};
 
 /// A command for the binary without a terminal (a session of its own) and
 /// with `dir` as its state folder.
@@ -51,9 +51,9 @@ pub fn until(limit: Duration, what: &str, mut condition: impl FnMut() -> bool) {
     }
 }
 
-/// A running `ask_user inbox`.
+/// A running `ask_user inbox`, killed when dropped.
 pub struct Inbox {
-    pub child: Child,
+    pub child: ChildGuard,
     pub dir: PathBuf,
     pub port: u16,
     pub token: String,
@@ -75,12 +75,13 @@ impl Inbox {
 
     /// Starts `ask_user inbox …` as `command` has it.
     pub fn spawn(dir: &Path, mut command: Command) -> Inbox {
-        let mut child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = ChildGuard::spawn(
+            command
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+        )
+        .unwrap();
         let mut stderr = BufReader::new(child.stderr.take().unwrap());
         let mut line = String::new();
         stderr.read_line(&mut line).unwrap();
@@ -176,16 +177,10 @@ impl Inbox {
     }
 }
 
-impl Drop for Inbox {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A running asker; its question's id, read from its stderr.
+/// A running asker; its question's id, read from its stderr. An asker a
+/// failed test leaves behind would wait for ever: its guard ends it.
 pub struct Asker {
-    pub child: Child,
+    pub child: ChildGuard,
     pub id: String,
 }
 
@@ -223,14 +218,6 @@ impl Asker {
     }
 }
 
-impl Drop for Asker {
-    /// An asker a failed test leaves behind would wait for ever: end it.
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// Runs `ask_user ARGS` to its end: (code, stdout).
 pub fn run(dir: &Path, args: &[&str]) -> (i32, String) {
     let out = command(dir, args).stdin(Stdio::null()).output().unwrap();
@@ -255,27 +242,27 @@ pub fn run_with_input_within(
 ) -> (i32, String) {
     let mut child = spawn_fed(command, input);
     if exit_within(&mut child, limit, Duration::from_millis(50)).is_none() {
-        let _ = child.kill();
-        let _ = child.wait();
+        drop(child);
         panic!("still running after {limit:?}: {command:?}");
     }
     finished(child)
 }
 
 /// `command` started with `input` written to its stdin, stdout piped.
-fn spawn_fed(command: &mut Command, input: &[u8]) -> Child {
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+fn spawn_fed(command: &mut Command, input: &[u8]) -> ChildGuard {
+    let mut child = ChildGuard::spawn(
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null()),
+    )
+    .unwrap();
     let _ = child.stdin.take().unwrap().write_all(input);
     child
 }
 
 /// The exit code and stdout of `child`, once it ends.
-fn finished(child: Child) -> (i32, String) {
+fn finished(child: ChildGuard) -> (i32, String) {
     let out = child.wait_with_output().unwrap();
     (
         out.status.code().unwrap(),

@@ -3,18 +3,18 @@
 //! SDKs are not installed.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use super::bin;
-use super::process::spawn_piped;
+use super::process::{ChildGuard, spawn_piped};
 
 /// The server as a child process, read line by line on a thread.
 pub struct Raw {
-    pub child: Child,
+    pub child: ChildGuard,
     /// `None` once closed.
     pub stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
@@ -123,12 +123,5 @@ impl Raw {
             self.next(),
             json!({"jsonrpc": "2.0", "id": id, "result": {}})
         );
-    }
-}
-
-impl Drop for Raw {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }

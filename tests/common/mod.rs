@@ -1,7 +1,8 @@
 //! Helpers shared by the integration tests: run the real binary, parse its one
 //! document; the outside clients (`clients`, `browser`) and the harness that
 //! counts a test whose client is missing as ignored (`harness`); child
-//! processes and ports (`process`); a raw JSON-RPC client for `ask_user mcp`
+//! processes (each in a `process::ChildGuard`, which ends it with the test)
+//! and ports (`process`); a raw JSON-RPC client for `ask_user mcp`
 //! (`mcp_raw`); the model stand-in's loopback network and a host's turn on
 //! it (`stand_in`), and the scratch HOME and project a host runs in
 //! (`scratch`).

@@ -3,17 +3,19 @@
 
 use std::io::{BufReader, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, ChildStderr, Command};
+use std::process::{ChildStderr, Command};
 use std::time::Duration;
 
 use serde_json::Value;
 
 use super::bin;
-use super::process::{exit_with_one_line, port_is_closed, spawn_asking};
+use super::process::{ChildGuard, exit_with_one_line, port_is_closed, spawn_asking};
 
-/// A running `ask --ui web`: its URL, port and token, read from stderr.
+/// A running `ask --ui web`: its URL, port and token, read from stderr. A
+/// test that fails before [`Page::finish`] leaves no page running: the
+/// guard kills it.
 pub struct Page {
-    pub child: Child,
+    pub child: ChildGuard,
     pub port: u16,
     pub token: String,
     pub url: String,
@@ -101,14 +103,6 @@ impl Page {
             self.port
         );
         finished
-    }
-}
-
-/// A test that fails before [`Page::finish`] must not leave the page running.
-impl Drop for Page {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -1,57 +1,188 @@
-//! Child processes and ports: input on stdin, a client script's JSON on a
-//! thread, an exit with a hang guard, a closed port, a child without a terminal, and what a process uses
-//! (memory, CPU, open files) as /proc says.
+//! Child processes and ports: the guard every child a test starts lives in
+//! ([`ChildGuard`]), input on stdin, a client script's JSON on a thread, an
+//! exit with a hang guard, a closed port, a child without a terminal, and
+//! what a process uses (memory, CPU, open files) as /proc says.
 
 use std::io::Write;
 use std::net::TcpStream;
+use std::ops::{Deref, DerefMut};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+/// A child process that ends with its guard: dropped (the test returned
+/// early, failed, panicked or finished), the guard kills the child and
+/// reaps it. On Unix the child leads a process group of its own (or the
+/// session [`without_tty`] gives it), and the drop kills that whole group
+/// first, so that what the child started (a host's `ask_user mcp`, a
+/// driver's browser) ends too. On Linux the child also gets SIGKILL when
+/// the thread that started it ends (`PR_SET_PDEATHSIG`): a test process
+/// killed outright (Ctrl-C, SIGKILL) runs no drop, and its children, in
+/// groups of their own, get no Ctrl-C from the terminal either.
+///
+/// A group is killed only while its leader is not yet reaped: once a test
+/// has waited for the child, its process id, and so the group's, may be
+/// another process's. A grandchild that outlives a child the test already
+/// waited for is the child's to end (a host closes its servers' stdin).
+///
+/// Deref gives the [`Child`] (`id`, `stdin`, `wait`, `try_wait`, `kill`).
+pub struct ChildGuard(Option<Child>);
+
+impl ChildGuard {
+    /// Starts `command` in a group of its own (Unix), to be killed with it.
+    pub fn spawn(command: &mut Command) -> std::io::Result<ChildGuard> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: getpid, getpgrp, setpgid and prctl are async-signal-safe.
+            unsafe {
+                command.pre_exec(|| {
+                    // A child already leading its own session or group
+                    // (`without_tty` ran setsid before this) stays where it is.
+                    if libc::getpgrp() != libc::getpid() && libc::setpgid(0, 0) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    #[cfg(target_os = "linux")]
+                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        command.spawn().map(|child| ChildGuard(Some(child)))
+    }
+
+    /// Waits for the exit, collecting stdout and stderr (as
+    /// [`Child::wait_with_output`]); the guard is done with the child.
+    pub fn wait_with_output(mut self) -> std::io::Result<Output> {
+        self.0.take().expect("a child").wait_with_output()
+    }
+}
+
+impl Deref for ChildGuard {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        self.0.as_ref().expect("a child")
+    }
+}
+
+impl DerefMut for ChildGuard {
+    fn deref_mut(&mut self) -> &mut Child {
+        self.0.as_mut().expect("a child")
+    }
+}
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        let Some(child) = self.0.as_mut() else {
+            return;
+        };
+        #[cfg(unix)]
+        kill_group(child.id());
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+/// SIGKILL to the process group that `pid`, a child of this process, leads,
+/// while that child is not yet reaped (alive, or a zombie no one waited
+/// for): its id is then still its own, and so is the group's. Nothing when
+/// it was reaped or leads no group.
+#[cfg(unix)]
+pub fn kill_group(pid: u32) {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return;
+    };
+    // SAFETY: waitid with WNOWAIT only looks (it reaps nothing) into a
+    // zeroed siginfo_t of ours; getpgid and killpg take plain numbers.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        let Ok(id) = libc::id_t::try_from(pid) else {
+            return;
+        };
+        if libc::waitid(libc::P_PID, id, &raw mut info, flags) != 0 {
+            return; // reaped already (ECHILD), or not this process's child
+        }
+        if libc::getpgid(pid) == pid {
+            libc::killpg(pid, libc::SIGKILL);
+        }
+    }
+}
+
 /// Runs `command` with `input` on its stdin and its stdout piped (stderr as
 /// the caller set it); its output.
 pub fn output_with_stdin(command: &mut Command, input: &[u8]) -> std::io::Result<Output> {
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()?;
+    let mut child = ChildGuard::spawn(command.stdin(Stdio::piped()).stdout(Stdio::piped()))?;
     child.stdin.take().unwrap().write_all(input)?;
     child.wait_with_output()
 }
 
-/// Runs a client script, `command` with `scenario` on its stdin, on a
-/// thread: the JSON document it prints. A failed exit, or output that is not
-/// JSON, fails the test with what the script printed.
-pub fn json_client(command: &mut Command, scenario: &Value) -> JoinHandle<Value> {
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+/// Runs a client script, `command` with `scenario` on its stdin, in the
+/// background: [`JsonClient::join`] gives the JSON document it prints. A
+/// client the test never joins ends with the test (its guard).
+pub fn json_client(command: &mut Command, scenario: &Value) -> JsonClient {
+    let mut child = ChildGuard::spawn(
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .unwrap();
     child
         .stdin
         .take()
         .unwrap()
         .write_all(scenario.to_string().as_bytes())
         .unwrap();
-    std::thread::spawn(move || {
-        let out = child.wait_with_output().unwrap();
+    let read = |mut pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = read(Box::new(child.stdout.take().unwrap()));
+    let stderr = read(Box::new(child.stderr.take().unwrap()));
+    JsonClient {
+        child,
+        stdout,
+        stderr,
+    }
+}
+
+/// A client script started by [`json_client`]: its stdout and stderr are
+/// read on threads while it runs.
+pub struct JsonClient {
+    child: ChildGuard,
+    stdout: JoinHandle<Vec<u8>>,
+    stderr: JoinHandle<Vec<u8>>,
+}
+
+impl JsonClient {
+    /// Waits for the client's end: the JSON document it printed. A failed
+    /// exit, or output that is not JSON, fails the test with what the
+    /// script printed. (`Result` as a thread's join has it.)
+    pub fn join(mut self) -> std::thread::Result<Value> {
+        let stdout = self.stdout.join()?;
+        let stderr = self.stderr.join()?;
+        let status = self.child.wait().unwrap();
         assert!(
-            out.status.success(),
+            status.success(),
             "the client failed: {}",
-            String::from_utf8_lossy(&out.stderr)
+            String::from_utf8_lossy(&stderr)
         );
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        Ok(serde_json::from_slice(&stdout).unwrap_or_else(|e| {
             panic!(
                 "{e}: {}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
+                String::from_utf8_lossy(&stdout),
+                String::from_utf8_lossy(&stderr)
             )
-        })
-    })
+        }))
+    }
 }
 
 /// Starts `command` as `ask_user inbox --port 0` on the state folder
@@ -63,18 +194,19 @@ pub fn spawn_inbox(
     command: &mut Command,
     state: &std::path::Path,
     rest: impl FnOnce(String) + Send + 'static,
-) -> (Child, String) {
+) -> (ChildGuard, String) {
     use std::io::{BufRead, BufReader, Read};
-    let mut child = command
-        .args(["inbox", "--port", "0"])
-        .env("ASK_USER_STATE_DIR", state)
-        .env_remove("ASK_USER_INBOX")
-        .env_remove("ASK_USER_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = ChildGuard::spawn(
+        command
+            .args(["inbox", "--port", "0"])
+            .env("ASK_USER_STATE_DIR", state)
+            .env_remove("ASK_USER_INBOX")
+            .env_remove("ASK_USER_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped()),
+    )
+    .unwrap();
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     stderr.read_line(&mut line).unwrap();
@@ -87,13 +219,14 @@ pub fn spawn_inbox(
 }
 
 /// Starts `command` with its stdin and stdout piped and its stderr as given.
-pub fn spawn_piped(command: &mut Command, stderr: Stdio) -> Child {
-    command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(stderr)
-        .spawn()
-        .unwrap()
+pub fn spawn_piped(command: &mut Command, stderr: Stdio) -> ChildGuard {
+    ChildGuard::spawn(
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(stderr),
+    )
+    .unwrap()
 }
 
 /// Starts `command` (an asker that reads its question from stdin and then
@@ -102,7 +235,11 @@ pub fn spawn_piped(command: &mut Command, stderr: Stdio) -> Child {
 pub fn spawn_asking(
     command: &mut Command,
     input: &str,
-) -> (Child, std::io::BufReader<std::process::ChildStderr>, String) {
+) -> (
+    ChildGuard,
+    std::io::BufReader<std::process::ChildStderr>,
+    String,
+) {
     use std::io::BufRead;
     let mut child = spawn_piped(command, Stdio::piped());
     child

@@ -5,14 +5,14 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use super::clients::{node22_path, offline, tests_dir};
-use super::process::exit_within;
+use super::process::{ChildGuard, exit_within};
 use super::scratch::Scratch;
 
 /// The question the model stand-in asks (tests/hosts/model_stand_in.py).
@@ -32,7 +32,8 @@ pub fn postgres_answer(id: &str) -> Value {
 /// person's `inbox` verbs join it through [`Network::command`], so the
 /// hosts' calls home never leave the machine and still reach the inbox.
 pub struct Network {
-    stand_in: Child,
+    /// Killed when the network is dropped.
+    stand_in: ChildGuard,
     /// A line here lets the stand-in answer the host's next tool result.
     go_on: ChildStdin,
     namespaced: bool,
@@ -46,12 +47,13 @@ impl Network {
     pub fn start() -> Network {
         let mut command = offline("python3");
         let namespaced = command.get_program() == "unshare";
-        let mut stand_in = command
-            .arg(tests_dir("hosts").join("model_stand_in.py"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut stand_in = ChildGuard::spawn(
+            command
+                .arg(tests_dir("hosts").join("model_stand_in.py"))
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped()),
+        )
+        .unwrap();
         let stdout = stand_in.stdout.take().unwrap();
         let (send, events) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
@@ -160,17 +162,11 @@ stream_max_retries = 0
     }
 }
 
-impl Drop for Network {
-    fn drop(&mut self) {
-        let _ = self.stand_in.kill();
-        let _ = self.stand_in.wait();
-    }
-}
-
 /// One host turn, running in a process group of its own (a host that
-/// overruns or a failed test ends it whole), its output going to `log`.
+/// overruns or a failed test ends it whole: its guard kills the group),
+/// its output going to `log`.
 pub struct HostTurn {
-    child: Child,
+    child: ChildGuard,
     log: PathBuf,
     limit: Duration,
 }
@@ -183,10 +179,7 @@ impl HostTurn {
             .stdin(Stdio::null())
             .stdout(file.try_clone().unwrap())
             .stderr(file);
-        // Its own process group, so that the drop below ends the host's children too.
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(command, 0);
-        let child = command.spawn().unwrap();
+        let child = ChildGuard::spawn(command).unwrap();
         HostTurn {
             child,
             log: log.to_path_buf(),
@@ -258,21 +251,6 @@ impl HostTurn {
             )
         });
         (status.code().unwrap_or(-1), self.output())
-    }
-}
-
-impl Drop for HostTurn {
-    fn drop(&mut self) {
-        if self.child.try_wait().ok().flatten().is_none() {
-            // SAFETY: kill(2) on the process group this test started.
-            #[cfg(unix)]
-            unsafe {
-                libc::kill(-(self.child.id() as i32), libc::SIGKILL)
-            };
-            #[cfg(not(unix))]
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
     }
 }
 
