@@ -64,6 +64,7 @@ common::harness::main!(
     npm_launcher_lets_ctrl_c_in_a_terminal_reach_the_binary_once,
     npm_launcher_serves_mcp_to_the_typescript_sdk,
     npm_main_package_alone_says_its_platform_package_is_missing,
+    npm_launcher_from_the_source_tree_says_its_platform_package_is_missing,
     npm_launcher_on_an_unsupported_platform_names_it_and_the_other_ways,
     npm_launcher_runs_the_binary_ask_user_binary_names,
     npm_launcher_on_node_22_becomes_the_binary,
