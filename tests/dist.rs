@@ -87,6 +87,8 @@ common::harness::main!(
     registry_names_and_versions_match_every_channel,
     registry_build_refuses_missing_or_mismatched_checksums,
     install_sh_installs_a_working_binary_from_a_local_server,
+    install_sh_installs_completions_and_man_pages_under_the_data_folder,
+    install_sh_completions_and_man_pages_load_where_installed,
     install_sh_refuses_a_tampered_archive_and_installs_nothing,
     install_sh_refuses_a_release_without_sha256sums,
     install_sh_maps_each_platform_to_its_archive_and_names_an_unknown_one,
