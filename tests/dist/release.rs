@@ -1634,6 +1634,29 @@ pub fn workflows_pin_actions_by_commit_and_build_the_platforms_installers_expect
     let source = std::fs::read_to_string(root().join(".github/workflows/release.yml")).unwrap();
     assert!(!source.contains("NPM_TOKEN") && !source.contains("PYPI"));
     assert!(source.contains("npm publish --provenance"));
+    // The crate: checked by a dry run in the dist job, before anything is
+    // published; published (with the one stored token) once the GitHub
+    // release holds the archives its binstall metadata points at.
+    assert!(
+        dist_runs
+            .iter()
+            .any(|run| run.contains("cargo publish --dry-run --locked")),
+        "{dist_runs:?}"
+    );
+    let crates_io = &release["jobs"]["crates-io"];
+    assert_eq!(crates_io["needs"], "github-release");
+    assert_eq!(crates_io["environment"], "crates-io");
+    let publish = crates_io["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|step| step["run"] == "cargo publish --locked")
+        .expect("a step runs cargo publish --locked");
+    assert_eq!(
+        publish["env"]["CARGO_REGISTRY_TOKEN"],
+        "${{ secrets.CARGO_REGISTRY_TOKEN }}"
+    );
+    assert_eq!(source.matches("secrets.CARGO_REGISTRY_TOKEN").count(), 1);
     // CI runs what the project's CI runs.
     let ci = yaml(&root().join(".github/workflows/ci.yml"));
     let steps = ci["jobs"]["ci"]["steps"].as_array().unwrap();
