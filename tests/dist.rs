@@ -2,7 +2,8 @@
 //! from local files with its real tools: the archive, its completions and
 //! man pages; npm (tests/dist/npm.rs); PyPI (tests/dist/pypi.rs); the MCP
 //! bundle and the registry entry (tests/dist/mcpb.rs); install.sh, Homebrew,
-//! binstall, pre-commit and the workflows (tests/dist/release.rs).
+//! binstall, pre-commit and the workflows (tests/dist/release.rs); one
+//! release build and the crate for crates.io (tests/dist/build.rs).
 //! The artifacts are built once per run (tests/common/dist.rs); with other
 //! targets' binaries beside this machine's, each is packed too
 //! (tests/dist/targets.rs, with fake foreign binaries).
@@ -18,6 +19,9 @@
 #[cfg(target_os = "linux")]
 #[path = "dist/archive.rs"]
 mod archive;
+#[cfg(target_os = "linux")]
+#[path = "dist/build.rs"]
+mod build;
 mod common;
 #[cfg(target_os = "linux")]
 #[path = "dist/mcpb.rs"]
@@ -39,7 +43,7 @@ mod setup;
 mod targets;
 
 #[cfg(target_os = "linux")]
-use {archive::*, mcpb::*, npm::*, pypi::*, release::*, setup::*, targets::*};
+use {archive::*, build::*, mcpb::*, npm::*, pypi::*, release::*, setup::*, targets::*};
 
 #[cfg(not(target_os = "linux"))]
 fn main() {
@@ -51,6 +55,8 @@ fn main() {
 #[cfg(target_os = "linux")]
 common::harness::main!(
     two_runs_with_one_source_date_epoch_are_byte_identical,
+    release_build_after_dist_compiles_nothing_whatever_source_date_epoch,
+    cargo_package_builds_the_crate_with_its_sources_and_no_test_clients,
     the_archive_holds_the_binary_docs_completions_and_man_pages,
     sha256sums_lists_every_artifact_and_checks,
     every_manifest_carries_cargo_tomls_version,
