@@ -24,10 +24,11 @@ fn clone_target_dir() -> PathBuf {
 /// `program` in the clone with the build environment of tests/common/dist.rs,
 /// SOURCE_DATE_EPOCH as `epoch` (None: unset), and `CARGO_TERM_PROGRESS`
 /// off; asserts that it exited 0.
-fn in_clone(program: &Path, args: &[&str], epoch: Option<&str>) -> Output {
+fn in_clone(program: &Path, args: &[&str], epoch: Option<&str>, env: &[(&str, &str)]) -> Output {
     let mut command = Command::new(program);
     command
         .args(args)
+        .envs(env.iter().copied())
         .env("CARGO_TARGET_DIR", clone_target_dir())
         .env("CARGO_TERM_COLOR", "never")
         .env_remove("CARGO_BUILD_TARGET_DIR")
@@ -60,19 +61,26 @@ pub fn release_build_after_dist_compiles_nothing_whatever_source_date_epoch() {
     let dist = dist();
     // scripts/dist built with SOURCE_DATE_EPOCH=1793491200; tools/ask_user
     // and a plain scripts/build-release run without it (or with another),
+    // or from another cargo process (its CARGO_MANIFEST_DIR, CARGO_PKG_NAME),
     // and find the build done.
     let build = dist.clone.join("scripts/build-release");
-    for epoch in [
-        None,
-        Some("1"),
-        Some(crate::common::dist::SOURCE_DATE_EPOCH),
+    let other_process = [
+        ("CARGO_MANIFEST_DIR", "/elsewhere"),
+        ("CARGO_PKG_NAME", "another"),
+        ("CARGO_PKG_VERSION_MAJOR", "9"),
+    ];
+    for (epoch, env) in [
+        (None, &[][..]),
+        (Some("1"), &[][..]),
+        (Some(crate::common::dist::SOURCE_DATE_EPOCH), &[][..]),
+        (None, &other_process[..]),
     ] {
-        let output = in_clone(&build, &[], epoch);
+        let output = in_clone(&build, &[], epoch, env);
         let stderr = text(&output.stderr);
         assert_eq!(
             compiled(&stderr),
             Vec::<&str>::new(),
-            "SOURCE_DATE_EPOCH={epoch:?}: built again:\n{stderr}"
+            "SOURCE_DATE_EPOCH={epoch:?}, {env:?}: built again:\n{stderr}"
         );
         assert!(stderr.contains("Finished `release` profile"), "{stderr}");
         assert_eq!(
@@ -81,7 +89,12 @@ pub fn release_build_after_dist_compiles_nothing_whatever_source_date_epoch() {
         );
     }
     // tools/ask_user finds dist/ask_user fresh: it runs it, no build at all.
-    let output = in_clone(&dist.clone.join("tools/ask_user"), &["--version"], None);
+    let output = in_clone(
+        &dist.clone.join("tools/ask_user"),
+        &["--version"],
+        None,
+        &[],
+    );
     assert_eq!(text(&output.stdout), format!("ask_user {}\n", dist.version));
     assert_eq!(text(&output.stderr), "");
 }
@@ -106,6 +119,31 @@ fn crate_files(file: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Takes out of `command`'s environment what cargo sets for this test
+/// process (CARGO_MANIFEST_DIR, CARGO_PKG_NAME, …): ring's build script
+/// reruns when one of them changes (`rerun-if-env-changed`), so a cargo run
+/// from here with them would rebuild ring for the next `cargo test`, and
+/// that one rebuild it again for this.
+fn without_cargo_test_env(command: &mut Command) -> &mut Command {
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_BIN_"]
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
+            || [
+                "CARGO_CRATE_NAME",
+                "CARGO_PRIMARY_PACKAGE",
+                "CARGO_TARGET_TMPDIR",
+                "OUT_DIR",
+            ]
+            .contains(&name.as_ref())
+        {
+            command.env_remove(name.as_ref());
+        }
+    }
+    command
+}
+
 pub fn cargo_package_builds_the_crate_with_its_sources_and_no_test_clients() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let version = crate::common::dist::cargo_version();
@@ -113,7 +151,7 @@ pub fn cargo_package_builds_the_crate_with_its_sources_and_no_test_clients() {
     // (`cargo install ask_user`), in this test build's own target folder:
     // the dependencies are those of `cargo build`, already built.
     let target = crate::common::clone::target_dir();
-    let output = Command::new("cargo")
+    let output = without_cargo_test_env(&mut Command::new("cargo"))
         .args(["package", "--locked", "--allow-dirty"])
         .arg("--target-dir")
         .arg(&target)
