@@ -82,7 +82,7 @@ case "$version" in
   *[!0-9A-Za-z.+-]*) say "--version takes a version like 0.1.0, not $version"; exit 2 ;;
 esac
 [ -n "$to" ] || to="${HOME:?HOME is not set; give --to DIR}/.local/bin"
-[ -n "$data" ] || data=${XDG_DATA_HOME:-${HOME:?HOME is not set; give --data-dir DIR}/.local/share}
+[ -n "$data" ] || data=${XDG_DATA_HOME:-${HOME:+$HOME/.local/share}}
 
 # The Rust target triple of the archive built for this machine (what the
 # release workflow builds). Linux binaries are static, so glibc and musl
@@ -202,7 +202,9 @@ bash_file="$data/bash-completion/completions/ask_user"
 zsh_dir="$data/zsh/site-functions"
 fish_file="$data/fish/vendor_completions.d/ask_user.fish"
 man_dir="$data/man/man1"
-if mkdir -p "$(dirname "$bash_file")" "$zsh_dir" "$(dirname "$fish_file")" "$man_dir" 2>/dev/null &&
+if [ -z "$data" ]; then
+  say "HOME and XDG_DATA_HOME are not set: the completions and man pages are not installed (give --data-dir DIR)"
+elif mkdir -p "$(dirname "$bash_file")" "$zsh_dir" "$(dirname "$fish_file")" "$man_dir" 2>/dev/null &&
   cp "$extras/completions/ask_user.bash" "$bash_file" 2>/dev/null &&
   cp "$extras/completions/_ask_user" "$zsh_dir/_ask_user" 2>/dev/null &&
   cp "$extras/completions/ask_user.fish" "$fish_file" 2>/dev/null &&

@@ -460,6 +460,29 @@ pub fn install_sh_installs_completions_and_man_pages_under_the_data_folder() {
         "{}",
         run.stderr
     );
+
+    // Neither HOME nor XDG_DATA_HOME (with --to): the binary, and a line.
+    std::fs::remove_dir_all(&to).unwrap();
+    let output = Command::new("sh")
+        .arg(dist.out.join("install.sh"))
+        .args(["--to", to.to_str().unwrap()])
+        .env("ASK_USER_INSTALL_URL", &server.url)
+        .env("TMPDIR", scratch.path().join("tmp"))
+        .env_remove("HOME")
+        .env_remove("XDG_DATA_HOME")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(std::fs::read(to.join("ask_user")).unwrap() == archived_binary(dist));
+    assert!(
+        stderr.contains(
+            "ask_user install: HOME and XDG_DATA_HOME are not set: the completions and man \
+             pages are not installed (give --data-dir DIR)\n"
+        ),
+        "{stderr}"
+    );
 }
 
 /// Where install.sh put them, the shells and man find them: bash-completion
