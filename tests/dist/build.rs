@@ -205,3 +205,39 @@ pub fn cargo_package_builds_the_crate_with_its_sources_and_no_test_clients() {
         assert!(!file.contains("node_modules"), "{file}");
     }
 }
+
+/// The fresh clone holds no `.git` of the checkout's. In a git worktree
+/// `.git` is a file naming the checkout's repository: copied, it made the
+/// pre-commit test's `git init` and `commit` in its copy commit to the
+/// developer's branch. A `.git` file an older copy left goes; a `.git`
+/// folder of the copy's own (the pre-commit tests `git init` one) stays.
+pub fn fresh_clone_copies_no_git_file_of_the_checkout() {
+    use crate::common::clone::sync_tree;
+    let from = tempfile::tempdir().unwrap();
+    std::fs::write(
+        from.path().join(".git"),
+        "gitdir: /elsewhere/.git/worktrees/x\n",
+    )
+    .unwrap();
+    std::fs::write(from.path().join("Cargo.toml"), "[package]\n").unwrap();
+    std::fs::create_dir_all(from.path().join("src")).unwrap();
+    std::fs::write(from.path().join("src/.git"), "gitdir: /elsewhere\n").unwrap();
+    std::fs::write(from.path().join("src/main.rs"), "fn main() {}\n").unwrap();
+    let to = tempfile::tempdir().unwrap();
+    sync_tree(from.path(), to.path());
+    let names = |dir: &Path| {
+        let mut names: Vec<String> = crate::common::dist::walk(dir)
+            .iter()
+            .map(|file| file.strip_prefix(dir).unwrap().display().to_string())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(to.path()), ["Cargo.toml", "src/main.rs"]);
+    // What an older copy left: a .git file goes, the copy's own .git folder stays.
+    std::fs::write(to.path().join("src/.git"), "gitdir: /elsewhere\n").unwrap();
+    std::fs::create_dir_all(to.path().join(".git")).unwrap();
+    std::fs::write(to.path().join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    sync_tree(from.path(), to.path());
+    assert_eq!(names(to.path()), [".git/HEAD", "Cargo.toml", "src/main.rs"]);
+}
