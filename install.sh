@@ -1,12 +1,16 @@
 #!/bin/sh
 # install.sh: installs ask_user from a release archive, checked against the
-# release's SHA256SUMS, into ~/.local/bin (or --to DIR).
+# release's SHA256SUMS, into ~/.local/bin (or --to DIR), and the archive's
+# shell completions and man pages under ~/.local/share (or $XDG_DATA_HOME,
+# or --data-dir DIR).
 #
 #   curl -fsSL https://github.com/ask-user/ask_user/releases/latest/download/install.sh | sh
 #   curl -fsSL https://github.com/ask-user/ask_user/releases/latest/download/install.sh | sh -s -- --to /usr/local/bin
 #
 # Options:
 #   --to DIR       install ask_user into DIR (default: ~/.local/bin)
+#   --data-dir DIR install the completions and man pages under DIR
+#                  (default: $XDG_DATA_HOME, else ~/.local/share)
 #   --version V    install release V (e.g. 0.1.0) instead of the latest
 #   -h, --help     print this help
 #
@@ -17,9 +21,15 @@
 # It downloads SHA256SUMS, finds the archive for this platform in it
 # (ask_user-VERSION-TARGET.tar.gz), downloads that, and installs nothing
 # unless its sha256 is the one listed. The binary is put in place by a rename
-# in DIR, so a running ask_user is never half-written. Shell completions and
-# man pages are inside the archive; `ask_user completions bash|zsh|fish`
-# prints a completion script at any time.
+# in DIR, so a running ask_user is never half-written. Then the archive's
+# completions and man pages go where the shells and man look for a user's
+# own, below the data folder:
+#   bash-completion/completions/ask_user   (bash-completion 2 loads it)
+#   zsh/site-functions/_ask_user           (zsh: once that folder is on fpath)
+#   fish/vendor_completions.d/ask_user.fish
+#   man/man1/ask_user*.1                   (man finds it beside ~/.local/bin)
+# It says where it put each. `ask_user completions bash|zsh|fish` prints a
+# completion script at any time.
 #
 # POSIX sh (dash, bash, zsh, busybox ash), because `curl | sh` runs whatever
 # sh is. Needs curl or wget, tar, and sha256sum or shasum.
@@ -36,6 +46,7 @@ fail() {
 usage() { sed -n '2,/^set -eu/p' "$0" 2>/dev/null | sed '$d; s/^# \{0,1\}//'; }
 
 to=""
+data=""
 version=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -45,6 +56,12 @@ while [ $# -gt 0 ]; do
       shift 2
       ;;
     --to=*) to=${1#--to=}; shift ;;
+    --data-dir)
+      [ $# -ge 2 ] || { say "--data-dir needs a folder (e.g. --data-dir ~/.local/share)"; exit 2; }
+      data=$2
+      shift 2
+      ;;
+    --data-dir=*) data=${1#--data-dir=}; shift ;;
     --version)
       [ $# -ge 2 ] || { say "--version needs a version (e.g. --version 0.1.0)"; exit 2; }
       version=$2
@@ -54,10 +71,10 @@ while [ $# -gt 0 ]; do
     -h | --help)
       # Piped into sh, $0 is not this file: print the short form.
       usage || true
-      [ -f "$0" ] || printf 'usage: install.sh [--to DIR] [--version V]   (env: ASK_USER_INSTALL_URL)\n'
+      [ -f "$0" ] || printf 'usage: install.sh [--to DIR] [--data-dir DIR] [--version V]   (env: ASK_USER_INSTALL_URL)\n'
       exit 0
       ;;
-    *) say "unknown argument $1 (usage: install.sh [--to DIR] [--version V] [--help])"; exit 2 ;;
+    *) say "unknown argument $1 (usage: install.sh [--to DIR] [--data-dir DIR] [--version V] [--help])"; exit 2 ;;
   esac
 done
 version=${version#v}
@@ -65,6 +82,7 @@ case "$version" in
   *[!0-9A-Za-z.+-]*) say "--version takes a version like 0.1.0, not $version"; exit 2 ;;
 esac
 [ -n "$to" ] || to="${HOME:?HOME is not set; give --to DIR}/.local/bin"
+[ -n "$data" ] || data=${XDG_DATA_HOME:-${HOME:+$HOME/.local/share}}
 
 # The Rust target triple of the archive built for this machine (what the
 # release workflow builds). Linux binaries are static, so glibc and musl
@@ -158,6 +176,9 @@ mkdir "$work/unpacked"
 tar -xzf "$work/$archive" -C "$work/unpacked" || fail "could not unpack $archive"
 binary="$work/unpacked/$name/ask_user"
 [ -f "$binary" ] || fail "$archive holds no $name/ask_user"
+for file in completions/ask_user.bash completions/_ask_user completions/ask_user.fish man/ask_user.1; do
+  [ -f "$work/unpacked/$name/$file" ] || fail "$archive holds no $name/$file; nothing was installed"
+done
 chmod 755 "$binary"
 installed_version=$("$binary" --version 2>/dev/null) ||
   fail "the downloaded ask_user does not run on this machine ($target); nothing was installed"
@@ -173,6 +194,29 @@ mv -f "$staged" "$to/ask_user"
 staged=""
 
 say "installed $installed_version to $to/ask_user"
+
+# The completions and man pages (the same in every archive). A folder that
+# cannot be written costs only these: the binary is installed.
+extras="$work/unpacked/$name"
+bash_file="$data/bash-completion/completions/ask_user"
+zsh_dir="$data/zsh/site-functions"
+fish_file="$data/fish/vendor_completions.d/ask_user.fish"
+man_dir="$data/man/man1"
+if [ -z "$data" ]; then
+  say "HOME and XDG_DATA_HOME are not set: the completions and man pages are not installed (give --data-dir DIR)"
+elif mkdir -p "$(dirname "$bash_file")" "$zsh_dir" "$(dirname "$fish_file")" "$man_dir" 2>/dev/null &&
+  cp "$extras/completions/ask_user.bash" "$bash_file" 2>/dev/null &&
+  cp "$extras/completions/_ask_user" "$zsh_dir/_ask_user" 2>/dev/null &&
+  cp "$extras/completions/ask_user.fish" "$fish_file" 2>/dev/null &&
+  rm -f "$man_dir"/ask_user.1 "$man_dir"/ask_user-*.1 2>/dev/null &&
+  cp "$extras"/man/*.1 "$man_dir/" 2>/dev/null; then
+  say "installed completions: bash $bash_file, zsh $zsh_dir/_ask_user, fish $fish_file"
+  set -- "$extras"/man/*.1
+  say "installed $# man pages to $man_dir (man ask_user)"
+  say "zsh reads $zsh_dir once it is on fpath: put fpath+=($zsh_dir) before compinit in ~/.zshrc"
+else
+  say "could not write the completions and man pages under $data; ask_user itself is installed (choose another folder with --data-dir DIR, or run ask_user completions SHELL)"
+fi
 case ":${PATH:-}:" in
   *":$to:"*) ;;
   *)

@@ -18,10 +18,37 @@ const NAME: &str = "ask_user";
 /// Writes `shell`'s completion script to `out`. A closed stdout (`| head`)
 /// ends quietly, as every other document does.
 pub fn completions(shell: clap_complete::Shell, out: &mut dyn Write) {
-    let mut command = Cli::command();
+    let mut command = without_hidden_commands(Cli::command());
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut command, NAME, &mut script);
     let _ = out.write_all(&script).and_then(|()| out.flush());
+}
+
+/// `command` without its hidden subcommands (`man`): clap_complete offers a
+/// hidden subcommand as readily as the others. Clap cannot take a
+/// subcommand out, so this is the command again with its arguments and the
+/// subcommands `--help` lists; a completion script reads nothing else of
+/// it. (Only the top level has a hidden subcommand.)
+fn without_hidden_commands(full: clap::Command) -> clap::Command {
+    let mut command = clap::Command::new(NAME)
+        .bin_name(NAME)
+        .disable_help_subcommand(full.is_disable_help_subcommand_set())
+        .args(full.get_arguments().cloned())
+        .subcommands(
+            full.get_subcommands()
+                .filter(|sub| !sub.is_hide_set())
+                .cloned(),
+        );
+    if let Some(about) = full.get_about() {
+        command = command.about(about.clone());
+    }
+    if let Some(long_about) = full.get_long_about() {
+        command = command.long_about(long_about.clone());
+    }
+    if full.get_version().is_some() {
+        command = command.version(env!("CARGO_PKG_VERSION"));
+    }
+    command
 }
 
 /// Writes `ask_user.1` and one page per command that `--help` lists

@@ -122,6 +122,62 @@ fn elvish_and_powershell_scripts_name_every_command() {
     }
 }
 
+/// The hidden `man` (for packagers, not in --help) is in no shell's
+/// completions: bash and fish, asked to complete `ask_user m`, offer `mcp`
+/// alone, and no script names the command or its help line.
+fn completions_leave_out_the_hidden_man_command() {
+    let script = format!(
+        r#"source <("{bin}" completions bash) || exit 9
+COMP_WORDS=(ask_user m); COMP_CWORD=1; COMP_LINE="ask_user m"; COMP_POINT=10
+_ask_user ask_user m ask_user
+printf 'offer:%s\n' "${{COMPREPLY[@]}}""#,
+        bin = bin()
+    );
+    let out = run(shell("bash"), &["-c", &script]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let offers: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("offer:"))
+        .collect();
+    assert_eq!(offers, ["mcp"], "{stdout}");
+
+    let script = format!(
+        "\"{bin}\" completions fish | source; complete -C 'ask_user m'",
+        bin = bin()
+    );
+    let out = run(shell("fish"), &["--no-config", "-c", &script]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let words: Vec<&str> = stdout
+        .lines()
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    assert_eq!(words, ["mcp"], "{stdout}");
+
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = run(bin(), &["completions", shell]);
+        assert_eq!(out.status.code(), Some(0));
+        let script = text(&out.stdout);
+        assert!(
+            !script.contains("Write the man pages"),
+            "{shell} offers man"
+        );
+        assert!(
+            !script.contains("ask_user__subcmd__man") && !script.contains("ask_user;man"),
+            "{shell} completes man's arguments"
+        );
+        // The visible commands are all still there.
+        for command in ["prompt", "ask", "setup", "inbox", "completions", "mcp"] {
+            assert!(script.contains(command), "{shell} lacks {command}");
+        }
+    }
+    // And `man` still runs: hidden is not gone.
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(bin(), &["man", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
 fn an_unknown_shell_is_a_usage_error() {
     let out = run(bin(), &["completions", "tcsh"]);
     assert_eq!(out.status.code(), Some(2));
@@ -221,6 +277,7 @@ common::harness::main!(
     zsh_loads_the_completion_function,
     fish_completes_commands_after_sourcing,
     elvish_and_powershell_scripts_name_every_command,
+    completions_leave_out_the_hidden_man_command,
     an_unknown_shell_is_a_usage_error,
     man_writes_a_page_per_command_that_groff_renders_without_warning,
     man_into_a_folder_it_cannot_write_is_a_write_error,

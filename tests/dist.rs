@@ -2,7 +2,8 @@
 //! from local files with its real tools: the archive, its completions and
 //! man pages; npm (tests/dist/npm.rs); PyPI (tests/dist/pypi.rs); the MCP
 //! bundle and the registry entry (tests/dist/mcpb.rs); install.sh, Homebrew,
-//! binstall, pre-commit and the workflows (tests/dist/release.rs).
+//! binstall, pre-commit and the workflows (tests/dist/release.rs); one
+//! release build and the crate for crates.io (tests/dist/build.rs).
 //! The artifacts are built once per run (tests/common/dist.rs); with other
 //! targets' binaries beside this machine's, each is packed too
 //! (tests/dist/targets.rs, with fake foreign binaries).
@@ -22,6 +23,9 @@
 #[cfg(target_os = "linux")]
 #[path = "dist/archive.rs"]
 mod archive;
+#[cfg(target_os = "linux")]
+#[path = "dist/build.rs"]
+mod build;
 mod common;
 #[cfg(target_os = "linux")]
 #[path = "dist/mcpb.rs"]
@@ -43,7 +47,7 @@ mod setup;
 mod targets;
 
 #[cfg(target_os = "linux")]
-use {archive::*, mcpb::*, npm::*, pypi::*, release::*, setup::*, targets::*};
+use {archive::*, build::*, mcpb::*, npm::*, pypi::*, release::*, setup::*, targets::*};
 
 #[cfg(not(target_os = "linux"))]
 fn main() {
@@ -55,6 +59,9 @@ fn main() {
 #[cfg(target_os = "linux")]
 common::harness::main!(
     slow: two_runs_with_one_source_date_epoch_are_byte_identical,
+    release_build_after_dist_compiles_nothing_whatever_source_date_epoch,
+    cargo_package_builds_the_crate_with_its_sources_and_no_test_clients,
+    fresh_clone_copies_no_git_file_of_the_checkout,
     the_archive_holds_the_binary_docs_completions_and_man_pages,
     sha256sums_lists_every_artifact_and_checks,
     every_manifest_carries_cargo_tomls_version,
@@ -68,6 +75,7 @@ common::harness::main!(
     npm_launcher_lets_ctrl_c_in_a_terminal_reach_the_binary_once,
     npm_launcher_serves_mcp_to_the_typescript_sdk,
     npm_main_package_alone_says_its_platform_package_is_missing,
+    npm_launcher_from_the_source_tree_says_its_platform_package_is_missing,
     npm_launcher_on_an_unsupported_platform_names_it_and_the_other_ways,
     npm_launcher_runs_the_binary_ask_user_binary_names,
     npm_launcher_on_node_22_becomes_the_binary,
@@ -90,6 +98,8 @@ common::harness::main!(
     registry_names_and_versions_match_every_channel,
     registry_build_refuses_missing_or_mismatched_checksums,
     install_sh_installs_a_working_binary_from_a_local_server,
+    install_sh_installs_completions_and_man_pages_under_the_data_folder,
+    install_sh_completions_and_man_pages_load_where_installed,
     install_sh_refuses_a_tampered_archive_and_installs_nothing,
     install_sh_refuses_a_release_without_sha256sums,
     install_sh_maps_each_platform_to_its_archive_and_names_an_unknown_one,

@@ -36,7 +36,11 @@ pub fn sync_tree(from: &Path, to: &Path) {
         let name = entry.file_name();
         let kind = entry.file_type().unwrap();
         // Build output and installs are folders: the file scripts/dist is source.
-        if kind.is_dir() && NOT_CLONED.iter().any(|skip| name == *skip) {
+        // `.git` is never copied, folder or file: in a git worktree it is a
+        // file naming the checkout's own repository, and a copy of it would
+        // make git in the clone (`git init`, `commit` in the pre-commit
+        // tests) commit to the developer's branch.
+        if name == ".git" || (kind.is_dir() && NOT_CLONED.iter().any(|skip| name == *skip)) {
             continue;
         }
         let target = to.join(&name);
@@ -64,10 +68,17 @@ pub fn sync_tree(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(to).unwrap() {
         let entry = entry.unwrap();
         let name = entry.file_name();
+        let path = entry.path();
+        // A `.git` file copied by an older version of this function points
+        // at the checkout's repository: it goes (a `.git` folder is the
+        // clone's own repository, and stays).
+        if name == ".git" && path.is_file() {
+            std::fs::remove_file(&path).unwrap();
+            continue;
+        }
         if wanted.contains(&name) || NOT_CLONED.iter().any(|skip| name == *skip) {
             continue;
         }
-        let path = entry.path();
         if entry.file_type().unwrap().is_dir() {
             std::fs::remove_dir_all(path).unwrap();
         } else {

@@ -650,9 +650,23 @@ fn version_with(prefix: &Path, env: &[(&str, &std::ffi::OsStr)]) -> (Option<i32>
     )
 }
 
+/// The launcher's line when the platform package is not beside it: what is
+/// missing and how to get it, `--omit=optional` only as one cause.
+fn missing_platform_package(platform: &str, version: &str) -> String {
+    format!(
+        "ask_user: the binary for {platform} is missing: it comes in the npm package \
+         @ask-user/{platform}@{version}, which is not installed beside ask-user@{version}; \
+         install the two together (`npm install ask-user@{version} @ask-user/{platform}@{version}`, \
+         with -g for a global install, or \
+         `npx -p ask-user@{version} -p @ask-user/{platform}@{version} ask_user`), or set \
+         ASK_USER_BINARY to an ask_user binary (npm leaves it out under --omit=optional, or \
+         when it cannot fetch it)\n"
+    )
+}
+
 pub fn npm_main_package_alone_says_its_platform_package_is_missing() {
     let dist = dist();
-    let (_, main) = tarballs();
+    let (platform_tarball, main) = tarballs();
     let base = tempfile::tempdir().unwrap();
     let prefix = base.path().join("prefix");
     // npm installs it (the optional dependency is skipped, offline): the
@@ -663,15 +677,50 @@ pub fn npm_main_package_alone_says_its_platform_package_is_missing() {
     let (code, stdout, stderr) = version_with(&prefix, &[]);
     assert_eq!(code, Some(1));
     assert_eq!(stdout, "");
+    assert_eq!(stderr, missing_platform_package(platform, &dist.version));
+    // What it says works: the platform package installed beside it (here
+    // from its tarball, as there is no registry) and the launcher runs.
+    let report = npm_install(base.path(), &prefix, &[&platform_tarball]);
+    assert!(report.contains("added 1 package"), "{report}");
+    let (code, stdout, stderr) = version_with(&prefix, &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, format!("ask_user {}\n", dist.version));
+}
+
+/// The launcher straight from the source tree has no platform package
+/// beside it either: the same line, with no release build needed.
+pub fn npm_launcher_from_the_source_tree_says_its_platform_package_is_missing() {
+    let node = require(
+        runs("node", &["--version"]).then_some("node"),
+        "node (the npm launcher runs on it)",
+    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("packaging/npm/ask-user/package.json")).unwrap(),
+    )
+    .unwrap();
+    let version = manifest["version"].as_str().unwrap();
+    let platform = match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("linux", "x86_64") => "linux-x64",
+        ("linux", "aarch64") => "linux-arm64",
+        other => panic!("no npm platform package for {other:?} in these tests"),
+    };
+    let empty = tempfile::tempdir().unwrap();
+    let output = Command::new(node)
+        .arg(root.join("packaging/npm/ask-user/bin/ask_user.js"))
+        .arg("--version")
+        .env_remove("ASK_USER_BINARY")
+        .env_remove("NODE_PATH")
+        .env_remove("NODE_OPTIONS")
+        .current_dir(empty.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    assert_eq!(text(&output.stdout), "");
     assert_eq!(
-        stderr,
-        format!(
-            "ask_user: the npm package @ask-user/{platform}, which holds the binary for {platform}, \
-             is not installed (installed with --omit=optional or --no-optional?); install \
-             ask-user@{} again with its optional dependencies, or set ASK_USER_BINARY to an \
-             ask_user binary\n",
-            dist.version
-        )
+        text(&output.stderr),
+        missing_platform_package(platform, version)
     );
 }
 

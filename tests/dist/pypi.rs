@@ -534,11 +534,20 @@ pub fn pypi_maturin_reads_pyproject_to_the_wheels_metadata() {
         "src/main.rs",
         "packaging/pypi/README.md",
         "packaging/pypi/ask_user.data/scripts/ask-user",
+        ".cargo/config.toml",
+        "schemas/answer.json",
     ] {
         assert!(
             listing.lines().any(|l| l == format!("{top}/{file}")),
             "{file} in the sdist"
         );
+    }
+    // The crate's files (Cargo.toml's include) and those pyproject.toml
+    // adds: no tests, test clients or other channels' packaging.
+    for line in listing.lines() {
+        for unwanted in ["/tests/", "node_modules", "/packaging/npm/", "/fixtures/"] {
+            assert!(!line.contains(unwanted), "{line} in the sdist");
+        }
     }
     let pkg_info = Command::new("tar")
         .arg("-xzOf")

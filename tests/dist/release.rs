@@ -160,6 +160,18 @@ fn install_sh(
     scratch: &Path,
     path_first: Option<&Path>,
 ) -> Install {
+    install_sh_with(dist, url, args, scratch, path_first, &[])
+}
+
+/// install_sh with `env` set (XDG_DATA_HOME is unset unless `env` sets it).
+fn install_sh_with(
+    dist: &Dist,
+    url: &str,
+    args: &[&str],
+    scratch: &Path,
+    path_first: Option<&Path>,
+    env: &[(&str, &Path)],
+) -> Install {
     let mut path = std::env::split_paths(&std::env::var_os("PATH").unwrap()).collect::<Vec<_>>();
     if let Some(first) = path_first {
         path.insert(0, first.to_path_buf());
@@ -173,6 +185,8 @@ fn install_sh(
         .env("HOME", scratch.join("home"))
         .env("TMPDIR", scratch.join("tmp"))
         .env("PATH", std::env::join_paths(path).unwrap())
+        .env_remove("XDG_DATA_HOME")
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .output()
         .unwrap();
@@ -288,6 +302,266 @@ pub fn install_sh_installs_a_working_binary_from_a_local_server() {
     let home_bin = scratch.path().join("home/.local/bin");
     assert_eq!(files_below(&home_bin), ["ask_user"]);
     assert!(std::fs::read(home_bin.join("ask_user")).unwrap() == archived_binary(dist));
+    assert_extras_installed(dist, &scratch.path().join("home/.local/share"), &run.stderr);
+}
+
+/// The files below the data folder that install.sh writes, relative to it:
+/// the three shells' completions and every man page of the archive.
+fn extras_expected(dist: &Dist) -> Vec<String> {
+    let mut files = vec![
+        "bash-completion/completions/ask_user".to_string(),
+        "fish/vendor_completions.d/ask_user.fish".to_string(),
+        "zsh/site-functions/_ask_user".to_string(),
+    ];
+    let unpacked = unpacked_archive(dist);
+    for page in files_below(&unpacked.path().join("man")) {
+        files.push(format!("man/man1/{page}"));
+    }
+    files.sort();
+    files
+}
+
+/// The archive unpacked: its top folder's contents.
+fn unpacked_archive(dist: &Dist) -> tempfile::TempDir {
+    let folder = tempfile::tempdir().unwrap();
+    success(
+        Command::new("tar")
+            .arg("-xzf")
+            .arg(dist.archive())
+            .arg("--strip-components=1")
+            .arg("-C")
+            .arg(folder.path()),
+        "tar -xzf",
+    );
+    folder
+}
+
+/// install.sh put the archive's completions and man pages, byte for byte,
+/// below `data`, and said where.
+fn assert_extras_installed(dist: &Dist, data: &Path, stderr: &str) {
+    let unpacked = unpacked_archive(dist);
+    assert_eq!(files_below(data), extras_expected(dist), "{stderr}");
+    for (from, to) in [
+        (
+            "completions/ask_user.bash",
+            "bash-completion/completions/ask_user",
+        ),
+        ("completions/_ask_user", "zsh/site-functions/_ask_user"),
+        (
+            "completions/ask_user.fish",
+            "fish/vendor_completions.d/ask_user.fish",
+        ),
+        ("man/ask_user.1", "man/man1/ask_user.1"),
+        ("man/ask_user-ask.1", "man/man1/ask_user-ask.1"),
+    ] {
+        assert!(
+            std::fs::read(unpacked.path().join(from)).unwrap()
+                == std::fs::read(data.join(to)).unwrap(),
+            "{to} is the archive's {from}"
+        );
+    }
+    let pages = files_below(&unpacked.path().join("man")).len();
+    for line in [
+        format!(
+            "ask_user install: installed completions: bash {bash}, zsh {zsh}, fish {fish}\n",
+            bash = data.join("bash-completion/completions/ask_user").display(),
+            zsh = data.join("zsh/site-functions/_ask_user").display(),
+            fish = data
+                .join("fish/vendor_completions.d/ask_user.fish")
+                .display(),
+        ),
+        format!(
+            "ask_user install: installed {pages} man pages to {} (man ask_user)\n",
+            data.join("man/man1").display()
+        ),
+        format!(
+            "ask_user install: zsh reads {dir} once it is on fpath: put fpath+=({dir}) before compinit in ~/.zshrc\n",
+            dir = data.join("zsh/site-functions").display()
+        ),
+    ] {
+        assert!(stderr.contains(&line), "{line}in:\n{stderr}");
+    }
+}
+
+/// Completions and man pages go below $XDG_DATA_HOME when it is set, below
+/// --data-dir when given; a data folder that cannot be written costs only
+/// them (exit 0, the binary installed, one line that says so).
+pub fn install_sh_installs_completions_and_man_pages_under_the_data_folder() {
+    let dist = dist();
+    let server = Server::serve(&dist.out);
+    let scratch = tempfile::tempdir().unwrap();
+    let to = scratch.path().join("bin");
+
+    let xdg = scratch.path().join("xdg-data");
+    let run = install_sh_with(
+        dist,
+        &server.url,
+        &["--to", to.to_str().unwrap()],
+        scratch.path(),
+        None,
+        &[("XDG_DATA_HOME", &xdg)],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_extras_installed(dist, &xdg, &run.stderr);
+    assert!(!scratch.path().join("home/.local/share").exists());
+
+    // --data-dir wins over XDG_DATA_HOME; an old page of ours that the
+    // archive no longer has goes, another program's page stays.
+    let chosen = scratch.path().join("chosen");
+    std::fs::create_dir_all(chosen.join("man/man1")).unwrap();
+    std::fs::write(chosen.join("man/man1/ask_user-gone.1"), "old").unwrap();
+    std::fs::write(chosen.join("man/man1/other.1"), "other").unwrap();
+    let run = install_sh_with(
+        dist,
+        &server.url,
+        &[
+            "--to",
+            to.to_str().unwrap(),
+            "--data-dir",
+            chosen.to_str().unwrap(),
+        ],
+        scratch.path(),
+        None,
+        &[("XDG_DATA_HOME", &xdg)],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    std::fs::remove_file(chosen.join("man/man1/other.1")).unwrap();
+    assert_extras_installed(dist, &chosen, &run.stderr);
+
+    // A data folder that is a file: the binary is installed all the same.
+    std::fs::remove_dir_all(&to).unwrap();
+    let file = scratch.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let run = install_sh(
+        dist,
+        &server.url,
+        &[
+            "--to",
+            to.to_str().unwrap(),
+            &format!("--data-dir={}", file.display()),
+        ],
+        scratch.path(),
+        None,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(std::fs::read(to.join("ask_user")).unwrap() == archived_binary(dist));
+    assert!(
+        run.stderr.contains(&format!(
+            "ask_user install: could not write the completions and man pages under {}; \
+             ask_user itself is installed (choose another folder with --data-dir DIR, or run \
+             ask_user completions SHELL)\n",
+            file.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.contains("installed completions"),
+        "{}",
+        run.stderr
+    );
+
+    // Neither HOME nor XDG_DATA_HOME (with --to): the binary, and a line.
+    std::fs::remove_dir_all(&to).unwrap();
+    let output = Command::new("sh")
+        .arg(dist.out.join("install.sh"))
+        .args(["--to", to.to_str().unwrap()])
+        .env("ASK_USER_INSTALL_URL", &server.url)
+        .env("TMPDIR", scratch.path().join("tmp"))
+        .env_remove("HOME")
+        .env_remove("XDG_DATA_HOME")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(std::fs::read(to.join("ask_user")).unwrap() == archived_binary(dist));
+    assert!(
+        stderr.contains(
+            "ask_user install: HOME and XDG_DATA_HOME are not set: the completions and man \
+             pages are not installed (give --data-dir DIR)\n"
+        ),
+        "{stderr}"
+    );
+}
+
+/// Where install.sh put them, the shells and man find them: bash-completion
+/// loads the bash script on demand, zsh's compinit finds `_ask_user` once
+/// the folder is on fpath (as install.sh says), fish completes from its
+/// vendor folder, and `man -w ask_user` finds the page beside ~/.local/bin.
+pub fn install_sh_completions_and_man_pages_load_where_installed() {
+    let dist = dist();
+    let zsh = tool("zsh", &["-c", "exit 0"], "zsh (run .ci/setup-release.sh)");
+    let fish = tool("fish", &["-c", "exit 0"], "fish (run .ci/setup-release.sh)");
+    let man = tool("man", &["-w", "man"], "man (apt man-db)");
+    let loader = Path::new("/usr/share/bash-completion/bash_completion");
+    require(
+        loader.is_file().then_some(()),
+        "bash-completion (apt bash-completion)",
+    );
+    let server = Server::serve(&dist.out);
+    let scratch = tempfile::tempdir().unwrap();
+    let run = install_sh(dist, &server.url, &[], scratch.path(), None);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let home = scratch.path().join("home");
+    let data = home.join(".local/share");
+    let path = format!("{}:/usr/bin:/bin", home.join(".local/bin").display());
+    let shell = |program: &Path, args: &[&str]| {
+        let output = Command::new(program)
+            .args(args)
+            .env("HOME", &home)
+            .env("PATH", &path)
+            .env_remove("XDG_DATA_HOME")
+            .env_remove("MANPATH")
+            .env_remove("BASH_COMPLETION_USER_DIR")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (text(&output.stdout), text(&output.stderr))
+    };
+
+    let (stdout, stderr) = shell(
+        Path::new("bash"),
+        &[
+            "-c",
+            &format!(
+                "source {}; __load_completion ask_user || exit 7; \
+                 COMP_WORDS=(ask_user se); COMP_CWORD=1; COMP_LINE='ask_user se'; COMP_POINT=11; \
+                 _ask_user ask_user se ask_user; printf 'offer:%s\\n' \"${{COMPREPLY[@]}}\"",
+                loader.display()
+            ),
+        ],
+    );
+    assert_eq!(stdout, "offer:setup\n", "bash: {stderr}");
+
+    let (stdout, stderr) = shell(
+        &zsh,
+        &[
+            "-f",
+            "-c",
+            &format!(
+                "fpath+=({}); autoload -Uz compinit; compinit -u -d {}; print -r -- \"comp:$_comps[ask_user]\"",
+                data.join("zsh/site-functions").display(),
+                scratch.path().join("zcompdump").display()
+            ),
+        ],
+    );
+    assert_eq!(stdout, "comp:_ask_user\n", "zsh: {stderr}");
+
+    // fish reads its user's data folder with its configuration loaded.
+    let (stdout, stderr) = shell(&fish, &["-c", "complete -C 'ask_user se'"]);
+    let words: Vec<&str> = stdout
+        .lines()
+        .map(|line| line.split('\t').next().unwrap())
+        .collect();
+    assert_eq!(words, ["setup"], "fish: {stdout}{stderr}");
+
+    let (stdout, stderr) = shell(&man, &["-w", "ask_user"]);
+    assert_eq!(
+        stdout,
+        format!("{}\n", data.join("man/man1/ask_user.1").display()),
+        "man: {stderr}"
+    );
 }
 
 /// A folder served as a release: the archive (flipped in one byte when
@@ -497,7 +771,11 @@ pub fn install_sh_refuses_bad_arguments_with_a_usage_line() {
     for (args, message) in [
         (
             &["--bogus"][..],
-            "ask_user install: unknown argument --bogus (usage: install.sh [--to DIR] [--version V] [--help])\n",
+            "ask_user install: unknown argument --bogus (usage: install.sh [--to DIR] [--data-dir DIR] [--version V] [--help])\n",
+        ),
+        (
+            &["--data-dir"][..],
+            "ask_user install: --data-dir needs a folder (e.g. --data-dir ~/.local/share)\n",
         ),
         (
             &["--to"][..],
@@ -527,7 +805,9 @@ pub fn install_sh_refuses_bad_arguments_with_a_usage_line() {
     assert!(help.starts_with("install.sh: installs ask_user"), "{help}");
     assert!(help.contains("ASK_USER_INSTALL_URL"), "{help}");
     assert!(
-        help.contains("--to DIR") && help.contains("--version V"),
+        help.contains("--to DIR")
+            && help.contains("--data-dir DIR")
+            && help.contains("--version V"),
         "{help}"
     );
 }
@@ -1377,6 +1657,29 @@ pub fn workflows_pin_actions_by_commit_and_build_the_platforms_installers_expect
     let source = std::fs::read_to_string(root().join(".github/workflows/release.yml")).unwrap();
     assert!(!source.contains("NPM_TOKEN") && !source.contains("PYPI"));
     assert!(source.contains("npm publish --provenance"));
+    // The crate: checked by a dry run in the dist job, before anything is
+    // published; published (with the one stored token) once the GitHub
+    // release holds the archives its binstall metadata points at.
+    assert!(
+        dist_runs
+            .iter()
+            .any(|run| run.contains("cargo publish --dry-run --locked")),
+        "{dist_runs:?}"
+    );
+    let crates_io = &release["jobs"]["crates-io"];
+    assert_eq!(crates_io["needs"], "github-release");
+    assert_eq!(crates_io["environment"], "crates-io");
+    let publish = crates_io["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|step| step["run"] == "cargo publish --locked")
+        .expect("a step runs cargo publish --locked");
+    assert_eq!(
+        publish["env"]["CARGO_REGISTRY_TOKEN"],
+        "${{ secrets.CARGO_REGISTRY_TOKEN }}"
+    );
+    assert_eq!(source.matches("secrets.CARGO_REGISTRY_TOKEN").count(), 1);
     // CI runs what the project's CI runs.
     let ci = yaml(&root().join(".github/workflows/ci.yml"));
     let steps = ci["jobs"]["ci"]["steps"].as_array().unwrap();

@@ -59,10 +59,17 @@ function binaryPath() {
   try {
     manifest = require.resolve(`${name}/package.json`);
   } catch {
+    // npm skips an optional dependency it cannot install (the registry or
+    // its cache lacks it, npx offline) as quietly as one it was told to
+    // omit: say what is missing and how to get it, the cause only as a guess.
+    const version = ownVersion();
+    const pinned = `${name}@${version}`;
     fail(
-      `the npm package ${name}, which holds the binary for ${platform}, is not installed ` +
-        `(installed with --omit=optional or --no-optional?); install ask-user@${ownVersion()} ` +
-        `again with its optional dependencies, or set ASK_USER_BINARY to an ask_user binary`,
+      `the binary for ${platform} is missing: it comes in the npm package ${pinned}, ` +
+        `which is not installed beside ask-user@${version}; install the two together ` +
+        `(\`npm install ask-user@${version} ${pinned}\`, with -g for a global install, or ` +
+        `\`npx -p ask-user@${version} -p ${pinned} ask_user\`), or set ASK_USER_BINARY to an ` +
+        `ask_user binary (npm leaves it out under --omit=optional, or when it cannot fetch it)`,
     );
   }
   const exe = process.platform === "win32" ? "ask_user.exe" : "ask_user";
