@@ -11,7 +11,7 @@
 use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::process::{Command, ExitStatus, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use crate::common::clients::{mcp_typescript_sdk, node22_path, require, runs};
 use crate::common::dist::dist;
-use crate::common::process::{exit_within, without_tty};
+use crate::common::process::{ChildGuard, exit_within, without_tty};
 use crate::common::pty;
 
 /// This machine's npm platform, as Node names it (process.platform-arch).
@@ -350,7 +350,7 @@ fn start_asking(
     file: &Path,
     extra: &[&str],
     path: Option<&std::ffi::OsStr>,
-) -> Child {
+) -> ChildGuard {
     let mut command = Command::new(program);
     command
         .args(["ask", "--ui", "plain"])
@@ -363,7 +363,7 @@ fn start_asking(
     if let Some(path) = path {
         command.env("PATH", path);
     }
-    let mut child = without_tty(&mut command).spawn().unwrap();
+    let mut child = ChildGuard::spawn(without_tty(&mut command)).unwrap();
     let mut stderr = child.stderr.take().unwrap();
     let mut heard = Vec::new();
     let mut chunk = [0u8; 4096];
@@ -377,15 +377,15 @@ fn start_asking(
     child
 }
 
-/// Waits up to 10 s for `child` (killed if it does not exit); its status and stdout.
-fn finish(mut child: Child) -> (ExitStatus, String) {
+/// Waits up to 10 s for `child` (its guard kills it, and the binary a
+/// launcher started, if it does not exit); its status and stdout.
+fn finish(mut child: ChildGuard) -> (ExitStatus, String) {
     let status = exit_within(
         &mut child,
         Duration::from_secs(10),
         Duration::from_millis(10),
     );
     let Some(status) = status else {
-        let _ = child.kill();
         panic!("did not exit within 10 s");
     };
     let mut stdout = String::new();
