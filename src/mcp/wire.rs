@@ -544,6 +544,7 @@ pub async fn serve_stdio(server: AskUserServer) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy as _;
     use serde_json::json;
 
     /// A session past `initialize`.
@@ -670,6 +671,79 @@ mod tests {
         // A line cut short still gives the id read before the cut.
         assert_eq!(scanned(br#"{"id":8,"params":{"a":"xxxx"#), Some(json!(8)));
         assert_eq!(scanned(br#"{"params":{"a":"x"},"id":9"#), Some(json!(9)));
+    }
+
+    /// Any JSON value, nested a few levels, with keys that look like ids
+    /// and strings full of quotes, escapes and brackets.
+    fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |x| x.is_finite())
+                .prop_map(Value::from),
+            r#"[a-z"\{}\[\]:, ]{0,6}|.{0,6}"#.prop_map(Value::from),
+        ];
+        leaf.prop_recursive(3, 32, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::vec((any_key(), inner), 0..4)
+                    .prop_map(|pairs| Value::Object(pairs.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn any_key() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![Just("id".to_string()), r#"[a-z"\{}:]{0,4}"#]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2000, failure_persistence: None, ..Default::default() })]
+
+        /// Any bytes: the scan ends, fed whole or byte by byte alike (`scanned`
+        /// asserts that), without a panic.
+        #[test]
+        fn the_scan_takes_any_bytes(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {
+            let _ = scanned(&bytes);
+        }
+
+        /// Any object, compact or pretty, with an id or not, anywhere among
+        /// its keys: the scan finds exactly the id serde_json reads at its
+        /// top level, when that is a string or an integer it keeps.
+        #[test]
+        fn the_scan_agrees_with_serde_json(
+            pairs in proptest::collection::vec((any_key().prop_map(|k| if k == "id" { "ids".to_string() } else { k }), any_json()), 0..5),
+            id in proptest::option::of((0usize..6, any_json())),
+            pretty in proptest::prelude::any::<bool>(),
+        ) {
+            let mut object = serde_json::Map::new();
+            let position = id.as_ref().map(|(at, _)| (*at).min(pairs.len()));
+            for (index, (key, value)) in pairs.into_iter().enumerate() {
+                if position == Some(index) {
+                    object.insert("id".to_string(), id.as_ref().unwrap().1.clone());
+                }
+                object.insert(key, value);
+            }
+            if let Some((_, value)) = &id {
+                object.entry("id").or_insert_with(|| value.clone());
+            }
+            let object = Value::Object(object);
+            let line = if pretty {
+                serde_json::to_vec_pretty(&object).unwrap()
+            } else {
+                serde_json::to_vec(&object).unwrap()
+            };
+            let expected = object.get("id").filter(|id| {
+                (id.is_string() || id.is_i64() || id.is_u64())
+                    && serde_json::to_vec(id).unwrap().len() <= MAX_ID_BYTES
+            });
+            let found = scanned(&line);
+            proptest::prop_assert_eq!(found.as_ref(), expected, "{}", String::from_utf8_lossy(&line));
+        }
     }
 
     #[test]
