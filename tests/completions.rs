@@ -31,21 +31,29 @@ fn shell(name: &str) -> &str {
     )
 }
 
-fn bash_completes_commands_after_sourcing() {
+/// What bash prints running `body` after sourcing `ask_user completions
+/// bash` (asserting it succeeded).
+fn bash_after_sourcing(body: &str) -> String {
     let script = format!(
-        r#"source <("{bin}" completions bash) || exit 9
-complete -p ask_user || exit 8
-COMP_WORDS=(ask_user se); COMP_CWORD=1; COMP_LINE="ask_user se"; COMP_POINT=11
-_ask_user ask_user se ask_user
-printf 'offer:%s\n' "${{COMPREPLY[@]}}"
-COMP_WORDS=(ask_user setup cl); COMP_CWORD=2; COMP_LINE="ask_user setup cl"; COMP_POINT=17
-_ask_user ask_user cl setup
-printf 'host:%s\n' "${{COMPREPLY[@]}}""#,
+        "source <(\"{bin}\" completions bash) || exit 9\n{body}",
         bin = bin()
     );
     let out = run(shell("bash"), &["-c", &script]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    stdout
+}
+
+fn bash_completes_commands_after_sourcing() {
+    let stdout = bash_after_sourcing(
+        r#"complete -p ask_user || exit 8
+COMP_WORDS=(ask_user se); COMP_CWORD=1; COMP_LINE="ask_user se"; COMP_POINT=11
+_ask_user ask_user se ask_user
+printf 'offer:%s\n' "${COMPREPLY[@]}"
+COMP_WORDS=(ask_user setup cl); COMP_CWORD=2; COMP_LINE="ask_user setup cl"; COMP_POINT=17
+_ask_user ask_user cl setup
+printf 'host:%s\n' "${COMPREPLY[@]}""#,
+    );
     assert!(
         stdout
             .lines()
@@ -126,16 +134,11 @@ fn elvish_and_powershell_scripts_name_every_command() {
 /// completions: bash and fish, asked to complete `ask_user m`, offer `mcp`
 /// alone, and no script names the command or its help line.
 fn completions_leave_out_the_hidden_man_command() {
-    let script = format!(
-        r#"source <("{bin}" completions bash) || exit 9
-COMP_WORDS=(ask_user m); COMP_CWORD=1; COMP_LINE="ask_user m"; COMP_POINT=10
+    let stdout = bash_after_sourcing(
+        r#"COMP_WORDS=(ask_user m); COMP_CWORD=1; COMP_LINE="ask_user m"; COMP_POINT=10
 _ask_user ask_user m ask_user
-printf 'offer:%s\n' "${{COMPREPLY[@]}}""#,
-        bin = bin()
+printf 'offer:%s\n' "${COMPREPLY[@]}""#,
     );
-    let out = run(shell("bash"), &["-c", &script]);
-    let stdout = text(&out.stdout);
-    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     let offers: Vec<&str> = stdout
         .lines()
         .filter_map(|l| l.strip_prefix("offer:"))
