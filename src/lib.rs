@@ -4,6 +4,7 @@
 
 pub mod answer;
 pub mod ask;
+pub mod away;
 pub mod check;
 pub mod describe;
 pub mod error;

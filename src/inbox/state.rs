@@ -411,7 +411,7 @@ pub fn random_hex(bytes: usize) -> io::Result<String> {
 
 /// Writes `bytes` to `path` whole and with mode 0600: into a new temporary
 /// file beside it, flushed to disk, then renamed over `path`.
-fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
