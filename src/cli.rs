@@ -222,9 +222,13 @@ pub struct SetupArgs {
     /// Print what would change, as a unified diff per file; write nothing.
     #[arg(long, conflicts_with = "list")]
     pub dry_run: bool,
-    /// Take ask_user's entry out instead (nothing else).
+    /// Take ask_user's entry out instead (nothing else; with --hooks, its hooks too).
     #[arg(long, conflicts_with = "list")]
     pub remove: bool,
+    /// Also write the hooks that answer the host's own ask tool through ask_user while you
+    /// are away (claude-code: ~/.claude/settings.json; gemini: ~/.gemini/settings.json).
+    #[arg(long, conflicts_with = "list")]
+    pub hooks: bool,
     /// Print one JSON line per host: host, path, exists, configured, command, args.
     #[arg(long)]
     pub list: bool,

@@ -135,6 +135,7 @@ fn setup(args: SetupArgs) -> i32 {
             Action::Set
         },
         dry_run: args.dry_run,
+        hooks: args.hooks,
     })
 }
 

@@ -13,7 +13,7 @@ use super::{Configured, Field, Malformed, Value};
 /// What the hosts read: JSON with comments and trailing commas (VS Code's
 /// JSONC; Gemini strips comments too). JSON5 extras are refused, because a
 /// host that reads strict JSON would refuse them.
-fn options() -> ParseOptions {
+pub(super) fn options() -> ParseOptions {
     ParseOptions {
         allow_comments: true,
         allow_trailing_commas: true,
@@ -76,7 +76,7 @@ fn object_at<'a>(
 /// The property `key` of `object`, if it is there. A key written twice on
 /// the way to the entry is refused: hosts read the last one (`JSON.parse`),
 /// and an edit of the first would never reach them.
-fn only<'o, 'a>(
+pub(super) fn only<'o, 'a>(
     text: &str,
     object: &'o Object<'a>,
     key: &str,
@@ -179,7 +179,7 @@ pub fn remove(text: &str, container: &str, name: &str) -> Result<String, Malform
     Ok(root.to_string())
 }
 
-fn parse_cst(text: &str) -> Result<CstRootNode, Malformed> {
+pub(super) fn parse_cst(text: &str) -> Result<CstRootNode, Malformed> {
     CstRootNode::parse(text, &options())
         .map_err(|e| Malformed::at(text, e.range().start, format!("{}", e.kind())))
 }

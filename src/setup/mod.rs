@@ -10,6 +10,7 @@
 
 mod diff;
 mod file;
+mod hooks;
 mod hosts;
 mod json;
 mod launch;
@@ -131,22 +132,91 @@ pub enum Action {
     Remove,
 }
 
-/// A host's file as it is and as it would be.
+/// What setup writes into a host's files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    /// The `ask_user` MCP server entry.
+    Entry,
+    /// The hooks that answer the host's own ask tool (`--hooks`).
+    Hooks,
+}
+
+/// A host's file as it is and as it would be, and which parts of ours it
+/// holds (Gemini CLI keeps its servers and its hooks in one file).
 struct Plan {
     host: Host,
     path: PathBuf,
+    parts: Vec<Part>,
     before: Option<String>,
     after: String,
 }
 
 impl Plan {
+    /// What of ours the file holds, for people.
+    fn what(&self) -> &'static str {
+        match self.parts[..] {
+            [Part::Hooks] => "ask_user's hooks",
+            [Part::Entry, Part::Hooks] => "ask_user and its hooks",
+            _ => "ask_user",
+        }
+    }
+
     fn changes(&self) -> bool {
         self.before.as_deref() != Some(self.after.as_str())
             && !(self.before.is_none() && self.after.is_empty())
     }
 }
 
-/// Reads `host`'s file and works out its new text; writes nothing.
+/// Reads `host`'s files and works out their new text; writes nothing. With
+/// `with_hooks`, the hooks too: in their own file, or in the same one.
+fn plans(
+    host: Host,
+    env: &Env,
+    action: Action,
+    launch: &Launch,
+    with_hooks: bool,
+) -> Result<Vec<Plan>, AskError> {
+    let mut entry = plan(host, env, action, launch)?;
+    let Some(road) = hooks::road(host).filter(|_| with_hooks) else {
+        return Ok(vec![entry]);
+    };
+    let path = hooks::settings_path(host, env);
+    let same_file = path == entry.path;
+    let before = if same_file {
+        entry.before.clone()
+    } else {
+        read_text(&path)?
+    };
+    let current = if same_file {
+        entry.after.clone()
+    } else {
+        before.clone().unwrap_or_default()
+    };
+    let (bom, text) = split_bom(&current);
+    let edited = match action {
+        Action::Set => hooks::set(text, road, launch),
+        Action::Remove => hooks::remove(text, road),
+    }
+    .map_err(|malformed| malformed.into_error(&path))?;
+    let after = format!("{bom}{edited}");
+    if same_file {
+        entry.parts.push(Part::Hooks);
+        entry.after = after;
+        return Ok(vec![entry]);
+    }
+    Ok(vec![
+        entry,
+        Plan {
+            host,
+            path,
+            parts: vec![Part::Hooks],
+            before,
+            after,
+        },
+    ])
+}
+
+/// Reads `host`'s MCP config file and works out its new text; writes nothing.
 fn plan(host: Host, env: &Env, action: Action, launch: &Launch) -> Result<Plan, AskError> {
     let path = config_path(host, env);
     let before = read_text(&path)?;
@@ -169,6 +239,7 @@ fn plan(host: Host, env: &Env, action: Action, launch: &Launch) -> Result<Plan, 
     Ok(Plan {
         host,
         path,
+        parts: vec![Part::Entry],
         before,
         after,
     })
@@ -218,6 +289,8 @@ pub struct Options {
     pub hosts: Vec<Host>,
     pub action: Action,
     pub dry_run: bool,
+    /// The hooks as well (`--hooks`): hosts without a hook road are a usage error.
+    pub hooks: bool,
 }
 
 /// One line of `setup --list`.
@@ -314,8 +387,12 @@ struct DoneLine {
     path: String,
     /// `added`, `updated`, `removed` or `unchanged`.
     action: &'static str,
-    /// Whether the file holds the entry now.
+    /// Whether the file holds the entry (and with `hooks`, the hooks) now.
     configured: bool,
+    /// This line is about a file that setup wrote ask_user's hooks into
+    /// (`--hooks`); Claude Code's are in a file of their own.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    hooks: bool,
     /// The backup this run made (the first change to the file).
     #[serde(skip_serializing_if = "Option::is_none")]
     backup: Option<String>,
@@ -326,6 +403,19 @@ pub fn run(options: Options) -> i32 {
     let Some(env) = Env::from_process() else {
         return no_home();
     };
+    if options.hooks
+        && let Some(host) = options
+            .hosts
+            .iter()
+            .find(|&&host| hooks::road(host).is_none())
+    {
+        tell(&format!(
+            "ask_user setup: --hooks: {} has no hook that setup writes; hosts with one: {}",
+            host.name(),
+            hooks::hosts_with_hooks().join(", ")
+        ));
+        return exit::USAGE;
+    }
     // How hosts would start this binary, known before any host is chosen:
     // when no entry can be written (a binary in the temporary folder), each
     // host fails alike, and the picker is not shown for nothing.
@@ -344,7 +434,7 @@ pub fn run(options: Options) -> i32 {
             }
             return exit::ERROR;
         }
-        (Ok(_), true) => match choose(&env, options.action) {
+        (Ok(_), true) => match choose(&env, options.action, options.hooks) {
             Ok(hosts) => hosts,
             Err(code) => return code,
         },
@@ -353,16 +443,18 @@ pub fn run(options: Options) -> i32 {
     let mut code = exit::OK;
     for host in hosts {
         let planned = match &launch {
-            Ok(launch) => plan(host, &env, options.action, launch),
+            Ok(launch) => plans(host, &env, options.action, launch, options.hooks),
             Err(error) => Err(error.clone()),
         };
-        let outcome = planned.and_then(|plan| {
-            if options.dry_run {
-                preview(&plan, options.action);
-                Ok(())
-            } else {
-                apply(&plan, options.action)
-            }
+        let outcome = planned.and_then(|plans| {
+            plans.iter().try_for_each(|plan| {
+                if options.dry_run {
+                    preview(plan, options.action);
+                    Ok(())
+                } else {
+                    apply(plan, options.action)
+                }
+            })
         });
         if let Err(error) = outcome {
             code = exit::ERROR;
@@ -379,10 +471,11 @@ pub fn run(options: Options) -> i32 {
 fn preview(plan: &Plan, action: Action) {
     let name = plan.host.name();
     let path = plan.path.display();
+    let what = plan.what();
     if !plan.changes() {
         tell(&match action {
-            Action::Set => format!("✓ {name}: already set up in {path}"),
-            Action::Remove => format!("✓ {name}: ask_user is not in {path}"),
+            Action::Set => format!("✓ {name}: {what} already set up in {path}"),
+            Action::Remove => format!("✓ {name}: {what} not in {path}"),
         });
         return;
     }
@@ -390,8 +483,8 @@ fn preview(plan: &Plan, action: Action) {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(diff.as_bytes()).and_then(|()| out.flush());
     tell(&match action {
-        Action::Set => format!("• {name}: would write ask_user into {path} (dry run)"),
-        Action::Remove => format!("• {name}: would remove ask_user from {path} (dry run)"),
+        Action::Set => format!("• {name}: would write {what} into {path} (dry run)"),
+        Action::Remove => format!("• {name}: would remove {what} from {path} (dry run)"),
     });
 }
 
@@ -410,12 +503,13 @@ fn apply(plan: &Plan, action: Action) -> Result<(), AskError> {
     } else {
         ("unchanged", None)
     };
+    let what = plan.what();
     let message = match (verb, action) {
-        ("unchanged", Action::Set) => format!("✓ {name}: already set up in {path}"),
-        ("unchanged", Action::Remove) => format!("✓ {name}: ask_user was not in {path}"),
-        ("removed", _) => format!("✓ {name}: removed ask_user from {path}"),
-        ("added", _) => format!("✓ {name}: added ask_user to {path}"),
-        _ => format!("✓ {name}: updated ask_user in {path}"),
+        ("unchanged", Action::Set) => format!("✓ {name}: {what} already set up in {path}"),
+        ("unchanged", Action::Remove) => format!("✓ {name}: {what} was not in {path}"),
+        ("removed", _) => format!("✓ {name}: removed {what} from {path}"),
+        ("added", _) => format!("✓ {name}: added {what} to {path}"),
+        _ => format!("✓ {name}: updated {what} in {path}"),
     };
     tell(&match &backup {
         Some(backup) => format!("{message} (backup: {})", backup.display()),
@@ -426,22 +520,28 @@ fn apply(plan: &Plan, action: Action) -> Result<(), AskError> {
         path: path.to_string(),
         action: verb,
         configured: action == Action::Set,
+        hooks: plan.parts.contains(&Part::Hooks),
         backup: backup.map(|backup| backup.display().to_string()),
     });
     Ok(())
 }
 
-/// Whether the file already held an entry before this run changed it.
+/// Whether the file already held a part of ours before this run changed it.
 fn had_entry(plan: &Plan) -> bool {
-    plan.before
-        .as_deref()
-        .is_some_and(|before| entry_in(plan.host, before).is_ok_and(|entry| entry.is_some()))
+    let Some(before) = plan.before.as_deref() else {
+        return false;
+    };
+    plan.parts.iter().any(|part| match part {
+        Part::Entry => entry_in(plan.host, before).is_ok_and(|entry| entry.is_some()),
+        Part::Hooks => hooks::road(plan.host)
+            .is_some_and(|road| hooks::configured(split_bom(before).1, road).unwrap_or(false)),
+    })
 }
 
 /// Without hosts on the command line: the person picks them on the
 /// terminal, with ask_user's own multi-select; detected hosts (or, to
 /// remove, the configured ones) come pre-selected. `Err` holds the exit code.
-fn choose(env: &Env, action: Action) -> Result<Vec<Host>, i32> {
+fn choose(env: &Env, action: Action, with_hooks: bool) -> Result<Vec<Host>, i32> {
     let terminal = crate::tty::Terminal::open().map_err(|_| {
         tell(&format!(
             "ask_user setup: name the hosts to set up (no terminal to choose on): ask_user setup HOST...\n  hosts: {}",
@@ -456,7 +556,7 @@ fn choose(env: &Env, action: Action) -> Result<Vec<Host>, i32> {
             .filter(|&host| configured(host, env).is_ok_and(|(_, entry)| entry.is_some()))
             .collect(),
     };
-    let prompt = picker(env, action, &preselected);
+    let prompt = picker(env, action, &preselected, with_hooks);
     // A note belongs to an answer for the model, not to a choice of hosts.
     match crate::tty::ask_with(terminal, &prompt, None, crate::tty::Notes::Off) {
         Ok(document) if document.answered => Ok(document
@@ -477,12 +577,20 @@ fn choose(env: &Env, action: Action) -> Result<Vec<Host>, i32> {
 }
 
 /// The multi-select question: one option per host, in [`Host::ALL`] order
-/// (so option n is host n), with its file.
-fn picker(env: &Env, action: Action, preselected: &[Host]) -> crate::model::Prompt {
+/// (option n is host n), with its file; with `--hooks`, only the hosts
+/// whose hooks setup writes.
+fn picker(
+    env: &Env,
+    action: Action,
+    preselected: &[Host],
+    with_hooks: bool,
+) -> crate::model::Prompt {
     use crate::model::{Choice, Default, Kind, Prompt, Question};
+    let offered = |host: Host| !with_hooks || hooks::road(host).is_some();
     let options = Host::ALL
         .iter()
         .enumerate()
+        .filter(|&(_, &host)| offered(host))
         .map(|(index, &host)| Choice {
             id: (index + 1).to_string(),
             label: host.name().to_string(),
@@ -497,12 +605,16 @@ fn picker(env: &Env, action: Action, preselected: &[Host]) -> crate::model::Prom
     let ids = Host::ALL
         .iter()
         .enumerate()
-        .filter(|(_, host)| preselected.contains(host))
+        .filter(|&(_, &host)| offered(host) && preselected.contains(&host))
         .map(|(index, _)| (index + 1).to_string())
         .collect::<Vec<_>>();
-    let text = match action {
-        Action::Set => "Which hosts should ask_user connect to?",
-        Action::Remove => "Remove ask_user from which hosts?",
+    let text = match (action, with_hooks) {
+        (Action::Set, false) => "Which hosts should ask_user connect to?",
+        (Action::Set, true) => {
+            "Which hosts should ask_user connect to, with the hooks that answer their own questions while you are away?"
+        }
+        (Action::Remove, false) => "Remove ask_user from which hosts?",
+        (Action::Remove, true) => "Remove ask_user and its hooks from which hosts?",
     };
     Prompt {
         title: None,
