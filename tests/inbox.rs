@@ -22,7 +22,7 @@ use common::inbox::{
     Asker, Inbox, assert_error, command, run, run_with_input, run_with_input_within, signal, state,
     until,
 };
-use common::page::{connect, read_response};
+use common::page::{connect, read_response, same_origin_request};
 #[cfg(unix)]
 use common::process::refusing_port;
 use common::process::{ChildGuard, JsonClient, json_client};
@@ -2016,6 +2016,112 @@ fn questions_asked_while_the_page_reconnects_are_announced_once_each() {
     inbox.stop();
 }
 
+/// `ask_user inbox token add ROLE NAME` in `dir`: the new token.
+fn add_token(dir: &Path, role: &str, name: &str) -> String {
+    let out = command(dir, &["inbox", "token", "add", role, name])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let added: Value = serde_json::from_slice(&out.stdout).unwrap();
+    added["token"].as_str().unwrap().to_string()
+}
+
+/// `GET`/`POST /api/away` (the page's away switch) read and write away.json
+/// in the state folder, for the inbox's own token and a person's; an asker's
+/// token may neither read nor set it; a bad body is refused and changes nothing.
+fn the_away_route_keeps_away_json_for_the_owner_and_a_person_not_an_asker() {
+    let dir = state();
+    let person = add_token(dir.path(), "person", "Ada");
+    let asker = add_token(dir.path(), "asker", "ci");
+    let inbox = Inbox::start(dir.path());
+    let file = dir.path().join("away.json");
+    let as_holder = |token: &str, method: &str, body: &str| {
+        let response = same_origin_request(inbox.port, token, method, "/api/away", body);
+        let value: Value = serde_json::from_str(&response.body)
+            .unwrap_or_else(|e| panic!("{e}: {}", response.body));
+        (response.status, value)
+    };
+    // No file: at the keyboard, never set; nothing is written by reading.
+    assert_eq!(
+        as_holder(&inbox.token, "GET", ""),
+        (200, json!({"away": false}))
+    );
+    assert!(!file.exists());
+    let (status, set) = as_holder(&inbox.token, "POST", r#"{"away": true}"#);
+    assert_eq!((status, &set["away"]), (200, &json!(true)), "{set}");
+    assert!(set["since"].as_u64().unwrap() > 1_700_000_000_000);
+    let kept: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(kept, set);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    // A person (a paired phone) reads and sets the same state.
+    assert_eq!(as_holder(&person, "GET", ""), (200, set.clone()));
+    let (status, off) = as_holder(&person, "POST", r#"{"away": false}"#);
+    assert_eq!((status, &off["away"]), (200, &json!(false)));
+    // An asker may not: 403 FORBIDDEN, and the state stays.
+    for (method, body) in [("GET", ""), ("POST", r#"{"away": true}"#)] {
+        let (status, refused) = as_holder(&asker, method, body);
+        assert_eq!(status, 403, "{method}: {refused}");
+        assert_eq!(refused["error"]["code"], "FORBIDDEN");
+        assert_eq!(
+            refused["error"]["message"],
+            "\"ci\" holds an asker's token: it asks, and waits for, resumes or leaves its own questions, nothing else"
+        );
+    }
+    for body in [
+        r#"{"away": "yes"}"#,
+        r#"{"away": true, "x": 1}"#,
+        "[true]",
+        "{}",
+    ] {
+        let (status, refused) = as_holder(&inbox.token, "POST", body);
+        assert_eq!(status, 400, "{body}: {refused}");
+        assert_eq!(refused["error"]["code"], "INVALID_JSON");
+    }
+    let now: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(now, off);
+    // Another method: 405.
+    let response = same_origin_request(inbox.port, &inbox.token, "PUT", "/api/away", "{}");
+    assert_eq!(response.status, 405);
+    // A file that is not an away state: a READ_ERROR naming it; POST writes it anew.
+    std::fs::write(&file, "not json").unwrap();
+    let (status, error) = as_holder(&inbox.token, "GET", "");
+    assert_eq!(status, 422, "{error}");
+    assert_eq!(error["error"]["code"], "READ_ERROR");
+    assert_eq!(error["error"]["path"], file.to_str().unwrap());
+    assert_eq!(as_holder(&inbox.token, "POST", r#"{"away": true}"#).0, 200);
+    inbox.stop();
+}
+
+/// The switch on the page shows and sets the away state
+/// (tests/web/drive.mjs "inbox-away-switch"): by a click, and after a
+/// reload that shows what the file says, by the keyboard.
+fn the_page_switch_shows_and_sets_away() {
+    const SCENARIO: &str = "inbox-away-switch";
+    let chromium = chromium(&["playwright-core"]);
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let file = dir.path().join("away.json");
+    let away =
+        || -> Value { serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap() };
+    let mut browser = browser_on(&chromium, SCENARIO, &inbox);
+    assert_eq!(browser.said_line(), "away on");
+    assert_eq!(away()["away"], true);
+    std::fs::write(&file, "{\"away\":false,\"since\":1}\n").unwrap();
+    go_on(SCENARIO);
+    assert_eq!(browser.said_line(), "away on again");
+    assert_eq!(away()["away"], true);
+    go_on(SCENARIO);
+    let said = browser.wait().assert_passed(SCENARIO);
+    eprint!("{said}");
+    inbox.stop();
+}
+
 common::harness::main!(
     a_card_whose_asker_leaves_says_how_long_it_is_kept,
     inbox_answer_and_inbox_cancel_from_another_process_give_0_and_130,
@@ -2052,4 +2158,6 @@ common::harness::main!(
     metrics_count_the_tests_asks_by_face_for_the_token_holder,
     the_page_notifies_after_permission_with_a_tone_and_the_count_in_its_title,
     questions_asked_while_the_page_reconnects_are_announced_once_each,
+    the_away_route_keeps_away_json_for_the_owner_and_a_person_not_an_asker,
+    the_page_switch_shows_and_sets_away,
 );

@@ -251,7 +251,9 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
             drain(&hub, linger, DRAIN_LIMIT).await;
         }
     };
-    let app = routes::Inbox::new(hub).with_mcp(crate::mcp::http::McpHttp::new(&sites));
+    let app = routes::Inbox::new(hub)
+        .with_mcp(crate::mcp::http::McpHttp::new(&sites))
+        .with_away_file(folder.path().join(crate::away::AWAY_FILE));
     let served = runtime.block_on(server.serve_until(Arc::new(app), until_stopped));
     folder.remove_inbox_file(pid);
     served.map_err(|e| web_error(format!("the inbox failed ({e})")))?;

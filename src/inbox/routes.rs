@@ -20,6 +20,8 @@
 //! | `POST /api/questions/ID/reply` | `inbox answer` | `{"replies":[…],"notes":[…]}` (notes optional) |
 //! | `POST /api/questions/ID/cancel` | `inbox cancel` | cancel |
 //! | `POST /api/questions/ID/leave` | askers | `{"reason":"timeout"\|"cancelled"\|"away"\|"pending"}` |
+//! | `GET /api/away` | page | the away state (`away.json` in the state folder): `{"away": bool, "since"?: ms}` |
+//! | `POST /api/away` | page | `{"away": bool}` sets it; the state as written |
 //! | `GET /metrics` | Prometheus | the counts, in its text format ([`super::metrics`]) |
 //! | `GET /healthz` | load balancers | 200 `{"status":"ok"}` while the process serves; no token |
 //! | `GET /readyz` | load balancers | 200 `{"status":"ready",…}`, or 503 while the store is unreachable (`unready`) or the replica stops (`draining`); no token |
@@ -30,6 +32,7 @@
 //! POST without one is 403, whatever token it carries (docs/inbox.md, "The
 //! HTTP routes").
 
+use std::path::PathBuf;
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
@@ -71,11 +74,26 @@ pub struct Inbox {
     hub: Arc<Hub>,
     /// `/mcp` (404 without it).
     mcp: Option<McpHttp>,
+    /// The away file the hooks read ([`crate::away`]), for `/api/away`
+    /// (422 without it).
+    away_file: Option<PathBuf>,
 }
 
 impl Inbox {
     pub fn new(hub: Arc<Hub>) -> Inbox {
-        Inbox { hub, mcp: None }
+        Inbox {
+            hub,
+            mcp: None,
+            away_file: None,
+        }
+    }
+
+    /// Serves the away switch on `/api/away`, kept in `file` (`away.json`
+    /// in the inbox's state folder: the file `ask_user away` and the hooks
+    /// on this machine use).
+    pub fn with_away_file(mut self, file: PathBuf) -> Inbox {
+        self.away_file = Some(file);
+        self
     }
 
     /// Serves MCP on `/mcp` too.
@@ -102,6 +120,14 @@ impl App for Inbox {
             (Method::GET, "/api/history") => self.history(request.query("limit")),
             (Method::POST, "/api/ask") => match request.body().await {
                 Ok(body) => self.post_as(&path, &body, &holder),
+                Err(reply) => reply,
+            },
+            (Method::GET, "/api/away") => self.away(None),
+            (Method::POST, "/api/away") => match request.body().await {
+                Ok(body) => match self.parse::<SetAway>(&body) {
+                    Ok(SetAway { away }) => self.away(Some(away)),
+                    Err(reply) => *reply,
+                },
                 Err(reply) => reply,
             },
             (Method::GET, "/metrics") => Reply::prometheus(self.hub.render_metrics()),
@@ -135,6 +161,7 @@ impl App for Inbox {
                         | "/api/questions"
                         | "/api/history"
                         | "/api/ask"
+                        | "/api/away"
                         | "/metrics"
                         | "/healthz"
                         | "/readyz"
@@ -248,7 +275,47 @@ struct Leave {
 #[serde(deny_unknown_fields)]
 struct Nothing {}
 
+/// `POST /api/away`'s body.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SetAway {
+    away: bool,
+}
+
 impl Inbox {
+    /// `/api/away`: the away state, set first when `set` says so. The
+    /// inbox's own token and person tokens may use it (an asker's may not:
+    /// [`forbidden`]). It is the state of the machine the inbox runs on; a
+    /// team inbox (PostgreSQL) does not keep one per person yet, so there
+    /// the route says so instead of setting a state no hook reads.
+    fn away(&self, set: Option<bool>) -> Reply {
+        let file = match &self.away_file {
+            Some(file) if self.hub.store_kind() == "sqlite" => file,
+            _ => {
+                return self.error_reply(&AskError::WebError(Detail::new(
+                    "this inbox keeps no away state: a team inbox does not keep one per person yet; set it with `ask_user away on|off` on the machine where the hooks run",
+                )));
+            }
+        };
+        let done = match set {
+            Some(away) => {
+                let now = u64::try_from(crate::inbox::store::now_ms()).unwrap_or(0);
+                crate::away::write_file(file, away, now)
+            }
+            None => crate::away::read_file(file),
+        };
+        match done {
+            Ok(state) => Reply::json(200, &state),
+            Err(err) => {
+                let detail = Detail::at(err.to_string(), file.display().to_string());
+                self.error_reply(&match set {
+                    Some(_) => AskError::WriteError(detail),
+                    None => AskError::ReadError(detail),
+                })
+            }
+        }
+    }
+
     fn list(&self) -> Reply {
         let listed = self.hub.list();
         let items: Vec<&RawValue> = listed
@@ -620,6 +687,33 @@ mod tests {
             panic!("a whole body");
         };
         (status, retry, serde_json::from_slice(&bytes).unwrap())
+    }
+
+    /// The away switch's route: without an away file (a team inbox keeps
+    /// none per person yet) it says so; with one it reads and sets it.
+    #[test]
+    fn the_away_route_needs_the_inboxs_away_file() {
+        let (dir, hub, inbox) = inbox();
+        let (status, _, refused) = body_of(inbox.away(Some(true)));
+        assert_eq!(status, 422);
+        assert_eq!(refused["error"]["code"], "WEB_ERROR");
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("a team inbox does not keep one per person yet")
+        );
+        let file = dir.path().join("away.json");
+        let inbox = Inbox::new(hub).with_away_file(file.clone());
+        let (status, _, state) = body_of(inbox.away(None));
+        assert_eq!((status, state), (200, serde_json::json!({"away": false})));
+        let (status, _, state) = body_of(inbox.away(Some(true)));
+        assert_eq!((status, &state["away"]), (200, &serde_json::json!(true)));
+        assert!(crate::away::read_file(&file).unwrap().away);
+        // Who may: the owner and a person; an asker may not.
+        assert!(forbidden(&Holder::Person("Ada".into()), "/api/away").is_none());
+        assert!(forbidden(&Holder::Owner, "/api/away").is_none());
+        assert!(forbidden(&Holder::Asker("ci".into()), "/api/away").is_some());
     }
 
     /// Each error code gets the status that fits it; only 503 says when to

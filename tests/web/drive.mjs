@@ -263,6 +263,27 @@ const scenarios = {
     ).catch(async () => fail(`the gone mark says ${JSON.stringify(await away.textContent())}`));
   },
 
+  // The away switch (tests/inbox.rs): off with no away.json; a click sets
+  // it (the test reads the file); after the test turns it off in the file,
+  // a reload shows it off, and Space on the focused switch sets it again.
+  async "inbox-away-switch"(page) {
+    const toggle = page.getByRole("switch", { name: "Away from the keyboard" });
+    await toggle.waitFor({ state: "visible", timeout: 10000 });
+    if (await toggle.isChecked()) fail("the switch starts on without an away.json");
+    await expectText(page, "#away-note", "Agents ask in their own window.");
+    await toggle.click();
+    await page.waitForFunction(() => document.getElementById("away").checked && !document.getElementById("away").disabled);
+    await expectText(page, "#away-note", "Agents' own questions come here.");
+    await handshake("away on");
+    await page.reload();
+    await toggle.waitFor({ state: "visible", timeout: 10000 });
+    await page.waitForFunction(() => !document.getElementById("away").checked);
+    await toggle.focus();
+    await page.keyboard.press("Space");
+    await page.waitForFunction(() => document.getElementById("away").checked && !document.getElementById("away").disabled);
+    await handshake("away on again");
+  },
+
   // Collect later (tests/inbox.rs): two questions whose askers timed out.
   // The first ("Which database?") is answered, the second dismissed; then
   // History shows both and its search narrows them down as one types.
