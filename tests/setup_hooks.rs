@@ -270,7 +270,7 @@ fn remove_takes_only_our_hooks_out() {
     assert_eq!(run.lines()[1]["action"], "unchanged");
     assert!(
         run.stderr
-            .contains("✓ claude-code: ask_user's hooks was not in"),
+            .contains("✓ claude-code: ask_user's hooks were not in"),
         "{}",
         run.stderr
     );

@@ -161,6 +161,31 @@ impl Plan {
         }
     }
 
+    /// What "already set up" is said of: nothing for the entry alone (as
+    /// setup has always said it), else what.
+    fn subject(&self) -> String {
+        match self.parts[..] {
+            [Part::Entry] => String::new(),
+            _ => format!("{} ", self.what()),
+        }
+    }
+
+    fn is(&self) -> &'static str {
+        if self.parts[..] == [Part::Entry] {
+            "is"
+        } else {
+            "are"
+        }
+    }
+
+    fn was(&self) -> &'static str {
+        if self.parts[..] == [Part::Entry] {
+            "was"
+        } else {
+            "were"
+        }
+    }
+
     fn changes(&self) -> bool {
         self.before.as_deref() != Some(self.after.as_str())
             && !(self.before.is_none() && self.after.is_empty())
@@ -474,8 +499,8 @@ fn preview(plan: &Plan, action: Action) {
     let what = plan.what();
     if !plan.changes() {
         tell(&match action {
-            Action::Set => format!("✓ {name}: {what} already set up in {path}"),
-            Action::Remove => format!("✓ {name}: {what} not in {path}"),
+            Action::Set => format!("✓ {name}: {}already set up in {path}", plan.subject()),
+            Action::Remove => format!("✓ {name}: {what} {} not in {path}", plan.is()),
         });
         return;
     }
@@ -505,8 +530,10 @@ fn apply(plan: &Plan, action: Action) -> Result<(), AskError> {
     };
     let what = plan.what();
     let message = match (verb, action) {
-        ("unchanged", Action::Set) => format!("✓ {name}: {what} already set up in {path}"),
-        ("unchanged", Action::Remove) => format!("✓ {name}: {what} was not in {path}"),
+        ("unchanged", Action::Set) => {
+            format!("✓ {name}: {}already set up in {path}", plan.subject())
+        }
+        ("unchanged", Action::Remove) => format!("✓ {name}: {what} {} not in {path}", plan.was()),
         ("removed", _) => format!("✓ {name}: removed {what} from {path}"),
         ("added", _) => format!("✓ {name}: added {what} to {path}"),
         _ => format!("✓ {name}: updated {what} in {path}"),
