@@ -234,3 +234,51 @@ fn remove_preselects_the_configured_hosts() {
         (1, "amp".into(), "removed".into())
     );
 }
+
+/// `setup --hooks` without a HOST offers only the hosts whose hooks setup
+/// writes (Claude Code, Gemini CLI), the installed one pre-selected; each
+/// chosen host gets its entry and its hooks.
+#[test]
+fn with_hooks_the_picker_offers_the_hosts_with_hooks_only() {
+    let mut picker = start("--hooks");
+    picker.expect("with the hooks that answer their own questions while you are away?");
+    picker.expect("Enter confirm");
+    let screen = plain(&picker.screen);
+    for host in ["codex", "claude-desktop", "cursor", "amp"] {
+        assert!(
+            !screen.contains(&format!(". {host}\r\n")),
+            "{host}: {screen}"
+        );
+    }
+    assert!(!checked(&picker.screen, "claude-code"), "{screen}");
+    assert!(checked(&picker.screen, "gemini"), "{screen}");
+    // The first row is claude-code: its digit is 1.
+    picker.keys("1");
+    picker.keys("\r");
+    assert_eq!(picker.finish(), 0, "{:?}", picker.screen);
+    let out: Vec<_> = picker
+        .out()
+        .iter()
+        .map(|line| {
+            (
+                line["host"].as_str().unwrap().to_string(),
+                line["hooks"].as_bool().unwrap_or(false),
+            )
+        })
+        .collect();
+    assert_eq!(
+        out,
+        [
+            ("claude-code".to_string(), false),
+            ("claude-code".to_string(), true),
+            ("gemini".to_string(), true)
+        ]
+    );
+    let settings = std::fs::read_to_string(picker.path(".claude/settings.json")).unwrap();
+    assert!(
+        settings.contains("hook claude-code --timeout 1800"),
+        "{settings}"
+    );
+    let gemini = std::fs::read_to_string(picker.path(".gemini/settings.json")).unwrap();
+    assert!(gemini.contains("\"BeforeTool\""), "{gemini}");
+}
