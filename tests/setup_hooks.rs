@@ -406,7 +406,7 @@ fn gemini_hooks_go_beside_its_server_entry_in_one_file_with_comments() {
 fn hooks_for_a_host_without_a_hook_road_is_a_usage_error() {
     let home = Home::new();
     for args in [
-        &["codex", "--hooks"][..],
+        &["vscode", "--hooks"][..],
         &["claude-code", "cursor", "--hooks"],
         &["amp", "--hooks", "--remove"],
     ] {
@@ -414,12 +414,12 @@ fn hooks_for_a_host_without_a_hook_road_is_a_usage_error() {
         assert_eq!((run.code, run.stdout.as_str()), (2, ""), "{args:?}");
         let host = args
             .iter()
-            .find(|a| ["codex", "cursor", "amp"].contains(a))
+            .find(|a| ["vscode", "cursor", "amp"].contains(a))
             .unwrap();
         assert_eq!(
             run.stderr,
             format!(
-                "ask_user setup: --hooks: {host} has no hook that setup writes; hosts with one: claude-code, gemini\n"
+                "ask_user setup: --hooks: {host} has no hook that setup writes; hosts with one: claude-code, codex, gemini\n"
             )
         );
     }
@@ -498,6 +498,109 @@ fn claude_code_runs_the_hook_setup_wrote() {
     );
 }
 
+/// Codex's config.toml as a person keeps it: comments, a server, a hook of
+/// their own on the same event.
+const CODEX_CONFIG: &str = r#"# my Codex settings
+model = "o3" # the default
+
+[mcp_servers.other]
+command = "x"
+
+[[hooks.PreToolUse]]
+matcher = "shell"
+
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "~/bin/check-shell"
+"#;
+
+fn codex_hooks_go_into_config_toml_beside_the_entry_keeping_comments() {
+    let home = Home::new();
+    let path = home.root().join("codex-home/config.toml");
+    home.write(&path, CODEX_CONFIG);
+    let run = home.run(&["codex", "--hooks"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines = run.lines();
+    assert_eq!(lines.len(), 1, "{}", run.stdout);
+    assert_eq!(
+        (&lines[0]["action"], &lines[0]["hooks"]),
+        (&json!("added"), &json!(true))
+    );
+    assert!(
+        run.stderr.contains(
+            "  codex: Codex runs a new or changed hook only once you trust it: start codex and trust it with /hooks\n"
+        ),
+        "{}",
+        run.stderr
+    );
+    let written = fs::read_to_string(&path).unwrap();
+    // The entry goes after the other server, the hook group after the
+    // person's own.
+    let entry = format!(
+        "[mcp_servers.ask_user]\ncommand = \"{}\"\nargs = [\"mcp\", \"--timeout\", \"300\"]\ntool_timeout_sec = 1860\n\n",
+        fs::canonicalize(bin()).unwrap().display()
+    );
+    let expected = CODEX_CONFIG.replace(
+        "[[hooks.PreToolUse]]",
+        &format!("{entry}[[hooks.PreToolUse]]"),
+    ) + &format!(
+        "\n[[hooks.PreToolUse]]\nmatcher = \"request_user_input\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"{}\"\ntimeout = 1830\n",
+        hook_command("codex")
+    );
+    assert_eq!(written, expected);
+    assert!(written.contains("[mcp_servers.ask_user]"));
+    assert_eq!(
+        home.run(&["codex", "--hooks"]).lines()[0]["action"],
+        "unchanged"
+    );
+    assert_eq!(fs::read_to_string(&path).unwrap(), written);
+    assert_eq!(home.run(&["codex", "--hooks", "--remove"]).code, 0);
+    assert_eq!(fs::read_to_string(&path).unwrap(), CODEX_CONFIG);
+}
+
+/// Codex 0.169.0 loads the config.toml that `setup codex --hooks` wrote
+/// (`codex mcp list` reads the whole file, hooks included), and refuses it
+/// once our hook group is broken: so it reads the `[[hooks.PreToolUse]]`
+/// tables setup writes. (That such a hook then runs for
+/// `request_user_input` was measured with this shape on Codex 0.169.0 by
+/// the hook's own tests, not here.)
+fn codex_loads_the_hooks_setup_wrote() {
+    let program = common::clients::codex();
+    let home = Home::new();
+    assert_eq!(home.run(&["codex", "--hooks"]).code, 0);
+    let path = home.root().join("codex-home/config.toml");
+    let list = || {
+        let mut command = offline(&program);
+        command.args(["mcp", "list"]).stdin(Stdio::null());
+        home.env(&mut command);
+        command
+            .env("PATH", common::clients::node22_path())
+            .current_dir(home.root().join("project"));
+        let out = command.output().unwrap();
+        (
+            out.status.code(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        )
+    };
+    let (code, out) = list();
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("ask_user"), "{out}");
+    let written = fs::read_to_string(&path).unwrap();
+    let broken = written.replace("matcher = \"request_user_input\"", "matcher = 3");
+    assert_ne!(broken, written);
+    fs::write(&path, broken).unwrap();
+    let (code, out) = list();
+    assert_ne!(code, Some(0), "{out}");
+    assert!(
+        out.contains("invalid type: integer `3`, expected a string"),
+        "{out}"
+    );
+}
+
 common::harness::main!(
     claude_code_hooks_merge_beside_every_other_key_and_a_second_run_changes_nothing,
     remove_takes_only_our_hooks_out,
@@ -506,4 +609,6 @@ common::harness::main!(
     gemini_hooks_go_beside_its_server_entry_in_one_file_with_comments,
     hooks_for_a_host_without_a_hook_road_is_a_usage_error,
     claude_code_runs_the_hook_setup_wrote,
+    codex_hooks_go_into_config_toml_beside_the_entry_keeping_comments,
+    codex_loads_the_hooks_setup_wrote,
 );

@@ -236,21 +236,22 @@ fn remove_preselects_the_configured_hosts() {
 }
 
 /// `setup --hooks` without a HOST offers only the hosts whose hooks setup
-/// writes (Claude Code, Gemini CLI), the installed one pre-selected; each
-/// chosen host gets its entry and its hooks.
+/// writes (Claude Code, Codex, Gemini CLI), the installed ones pre-selected;
+/// each chosen host gets its entry and its hooks.
 #[test]
 fn with_hooks_the_picker_offers_the_hosts_with_hooks_only() {
     let mut picker = start("--hooks");
     picker.expect("with the hooks that answer their own questions while you are away?");
     picker.expect("Enter confirm");
     let screen = plain(&picker.screen);
-    for host in ["codex", "claude-desktop", "cursor", "amp"] {
+    for host in ["claude-desktop", "antigravity", "cursor", "vscode", "amp"] {
         assert!(
             !screen.contains(&format!(". {host}\r\n")),
             "{host}: {screen}"
         );
     }
     assert!(!checked(&picker.screen, "claude-code"), "{screen}");
+    assert!(checked(&picker.screen, "codex"), "{screen}");
     assert!(checked(&picker.screen, "gemini"), "{screen}");
     // The first row is claude-code: its digit is 1.
     picker.keys("1");
@@ -271,6 +272,7 @@ fn with_hooks_the_picker_offers_the_hosts_with_hooks_only() {
         [
             ("claude-code".to_string(), false),
             ("claude-code".to_string(), true),
+            ("codex".to_string(), true),
             ("gemini".to_string(), true)
         ]
     );
@@ -281,4 +283,6 @@ fn with_hooks_the_picker_offers_the_hosts_with_hooks_only() {
     );
     let gemini = std::fs::read_to_string(picker.path(".gemini/settings.json")).unwrap();
     assert!(gemini.contains("\"BeforeTool\""), "{gemini}");
+    let codex = std::fs::read_to_string(picker.path(".codex/config.toml")).unwrap();
+    assert!(codex.contains("[[hooks.PreToolUse]]"), "{codex}");
 }

@@ -44,9 +44,18 @@ enum Unit {
 
 /// One hook setup writes: the event, and the matcher of its group (`None`:
 /// the group has no matcher, every source matches).
-struct Event {
-    name: &'static str,
-    matcher: Option<&'static str>,
+pub(super) struct Event {
+    pub(super) name: &'static str,
+    pub(super) matcher: Option<&'static str>,
+}
+
+/// The settings file's format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    /// JSON with comments (Claude Code, Gemini CLI).
+    Json,
+    /// Codex's `config.toml`.
+    Toml,
 }
 
 /// How a host runs hooks, as far as setup writes them.
@@ -57,6 +66,20 @@ pub(super) struct Road {
     unit: Unit,
     /// Gemini CLI names each hook (`"name"`); Claude Code has no such key.
     named: bool,
+    format: Format,
+}
+
+impl Road {
+    pub(super) fn events(&self) -> &'static [Event] {
+        self.events
+    }
+
+    /// What the person still has to do once the hooks are written.
+    pub(super) fn after_writing(&self) -> Option<&'static str> {
+        (self.hook_host == "codex").then_some(
+            "Codex runs a new or changed hook only once you trust it: start codex and trust it with /hooks",
+        )
+    }
 }
 
 const CLAUDE_CODE: Road = Road {
@@ -74,6 +97,7 @@ const CLAUDE_CODE: Road = Road {
     ],
     unit: Unit::Seconds,
     named: false,
+    format: Format::Json,
 };
 
 /// Gemini CLI 0.61.0: `BeforeTool` on its own `ask_user` tool; its matcher
@@ -87,6 +111,21 @@ const GEMINI: Road = Road {
     }],
     unit: Unit::Milliseconds,
     named: true,
+    format: Format::Json,
+};
+
+/// Codex 0.169.0: `PreToolUse` on its own `request_user_input` (an exact
+/// match), in `config.toml`. A hook runs only once the person has trusted
+/// it (`/hooks` in Codex's terminal UI).
+const CODEX: Road = Road {
+    hook_host: "codex",
+    events: &[Event {
+        name: "PreToolUse",
+        matcher: Some("request_user_input"),
+    }],
+    unit: Unit::Seconds,
+    named: false,
+    format: Format::Toml,
 };
 
 /// The hook road of `host`, when setup writes one.
@@ -94,6 +133,7 @@ pub(super) fn road(host: Host) -> Option<&'static Road> {
     match host {
         Host::ClaudeCode => Some(&CLAUDE_CODE),
         Host::Gemini => Some(&GEMINI),
+        Host::Codex => Some(&CODEX),
         _ => None,
     }
 }
@@ -109,8 +149,8 @@ pub(super) fn hosts_with_hooks() -> Vec<&'static str> {
 
 /// The settings file that holds `host`'s hooks: Claude Code's
 /// `~/.claude/settings.json` (not `~/.claude.json`, where its MCP servers
-/// are), Gemini CLI's `~/.gemini/settings.json` (the same file as its MCP
-/// servers).
+/// are), Gemini CLI's `~/.gemini/settings.json` and Codex's `config.toml`
+/// (the same files as their MCP servers).
 pub(super) fn settings_path(host: Host, env: &Env) -> PathBuf {
     match host {
         Host::ClaudeCode => env
@@ -124,7 +164,7 @@ pub(super) fn settings_path(host: Host, env: &Env) -> PathBuf {
 
 /// The hook command: the launch (quoted for a POSIX shell, which both hosts
 /// run hooks with), then `hook HOST --timeout T_ASK`.
-fn command(road: &Road, launch: &Launch) -> String {
+pub(super) fn hook_command(road: &Road, launch: &Launch) -> String {
     let mut words = vec![launch.command.clone()];
     words.extend(launch.args.iter().cloned());
     words.extend([
@@ -153,7 +193,7 @@ fn quote(word: &str) -> String {
     }
 }
 
-fn timeout(road: &Road) -> u64 {
+pub(super) fn hook_timeout(road: &Road) -> u64 {
     match road.unit {
         Unit::Seconds => T_HOOK_SECONDS,
         Unit::Milliseconds => T_HOOK_SECONDS * 1000,
@@ -162,7 +202,7 @@ fn timeout(road: &Road) -> u64 {
 
 /// Whether `command` is one of ours: an ask_user binary (or its npx/uvx
 /// form) run with `hook HOST`.
-fn ours(road: &Road, command: &str) -> bool {
+pub(super) fn ours(road: &Road, command: &str) -> bool {
     let words: Vec<&str> = command.split_whitespace().collect();
     words.windows(2).enumerate().any(|(at, pair)| {
         pair[0] == "hook"
@@ -182,11 +222,11 @@ fn hook_input(road: &Road, launch: &Launch) -> CstInputValue {
     fields.push(("type".to_string(), CstInputValue::String("command".into())));
     fields.push((
         "command".to_string(),
-        CstInputValue::String(command(road, launch)),
+        CstInputValue::String(hook_command(road, launch)),
     ));
     fields.push((
         "timeout".to_string(),
-        CstInputValue::Number(timeout(road).to_string()),
+        CstInputValue::Number(hook_timeout(road).to_string()),
     ));
     CstInputValue::Object(fields)
 }
@@ -303,11 +343,14 @@ fn take_out(found: Found) {
 /// right is left as written (a second run changes nothing), a wrong one is
 /// corrected in place, a duplicate or one under another matcher goes.
 pub(super) fn set(text: &str, road: &Road, launch: &Launch) -> Result<String, Malformed> {
+    if road.format == Format::Toml {
+        return super::codex_hooks::set(text, road, launch);
+    }
     check(text, road)?;
     let root = parse_cst(text)?;
     let hooks = root.object_value_or_set().object_value_or_set("hooks");
-    let wanted_command = command(road, launch);
-    let wanted_timeout = Json::from(timeout(road));
+    let wanted_command = hook_command(road, launch);
+    let wanted_timeout = Json::from(hook_timeout(road));
     for event in road.events {
         let groups = hooks.array_value_or_set(event.name);
         let mut keeper = None;
@@ -379,6 +422,9 @@ fn correct(hook: &CstObject, key: &str, wanted: Json) {
 /// event's array, and `hooks` itself, go only when taking ours out emptied
 /// them.
 pub(super) fn remove(text: &str, road: &Road) -> Result<String, Malformed> {
+    if road.format == Format::Toml {
+        return super::codex_hooks::remove(text, road);
+    }
     if !check(text, road)? {
         return Ok(text.to_string());
     }
@@ -419,6 +465,9 @@ pub(super) fn remove(text: &str, road: &Road) -> Result<String, Malformed> {
 
 /// Whether `text` holds every hook of `road` (for `setup --list`).
 pub(super) fn configured(text: &str, road: &Road) -> Result<bool, Malformed> {
+    if road.format == Format::Toml {
+        return super::codex_hooks::configured(text, road);
+    }
     if !check(text, road)? {
         return Ok(false);
     }
@@ -471,7 +520,7 @@ mod tests {
     #[test]
     fn the_command_quotes_the_path_and_asks_for_t_ask() {
         assert_eq!(
-            command(claude(), &native()),
+            hook_command(claude(), &native()),
             "'/opt/ask user/ask_user' hook claude-code --timeout 1800"
         );
         let npx = Launch {
@@ -479,7 +528,7 @@ mod tests {
             args: vec!["-y".into(), "ask-user@1.2.3".into()],
         };
         assert_eq!(
-            command(claude(), &npx),
+            hook_command(claude(), &npx),
             "npx -y ask-user@1.2.3 hook claude-code --timeout 1800"
         );
         assert_eq!(quote("it's"), r"'it'\''s'");
@@ -576,8 +625,8 @@ mod tests {
             remove(&edited, gemini).unwrap(),
             "// gemini\n{\"mcpServers\": {}}\n"
         );
-        assert_eq!(road(Host::Codex).map(|_| ()), None);
-        assert_eq!(hosts_with_hooks(), ["claude-code", "gemini"]);
+        assert_eq!(road(Host::Cursor).map(|_| ()), None);
+        assert_eq!(hosts_with_hooks(), ["claude-code", "codex", "gemini"]);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! Output: stdout carries data (one JSON line per host, or `--dry-run`'s
 //! diffs); stderr carries one line per host for people.
 
+mod codex_hooks;
 mod diff;
 mod file;
 mod hooks;
@@ -542,6 +543,14 @@ fn apply(plan: &Plan, action: Action) -> Result<(), AskError> {
         Some(backup) => format!("{message} (backup: {})", backup.display()),
         None => message,
     });
+    if let Some(step) = hooks::road(plan.host)
+        .and_then(|road| road.after_writing())
+        .filter(|_| {
+            verb != "unchanged" && action == Action::Set && plan.parts.contains(&Part::Hooks)
+        })
+    {
+        tell(&format!("  {name}: {step}"));
+    }
     crate::print_document(&DoneLine {
         host: name,
         path: path.to_string(),

@@ -1,0 +1,354 @@
+//! Codex's hooks in `config.toml`, through toml_edit (comments, blank lines
+//! and key order stay), in the shape Codex 0.169.0 reads:
+//!
+//! ```toml
+//! [[hooks.PreToolUse]]
+//! matcher = "request_user_input"
+//!
+//! [[hooks.PreToolUse.hooks]]
+//! type = "command"
+//! command = "/opt/bin/ask_user hook codex --timeout 1800"
+//! timeout = 1830
+//! ```
+//!
+//! The same rules as the JSON hosts' ([`super::hooks`]): ours are found by
+//! their command, the rest stays, a second run changes nothing.
+
+use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, TableLike};
+
+use super::Malformed;
+use super::hooks::{Road, hook_command, hook_timeout, ours};
+use super::launch::Launch;
+
+fn parse(text: &str, road: &Road) -> Result<DocumentMut, Malformed> {
+    let document = toml_edit::Document::parse(text).map_err(|e| {
+        let offset = e.span().map_or(0, |span| span.start);
+        Malformed::at(text, offset, e.message().trim().to_string())
+    })?;
+    let at = |item: &Item| item.span().map_or(0, |span| span.start);
+    if let Some(hooks) = document.get("hooks") {
+        let Some(hooks) = hooks.as_table_like() else {
+            return Err(Malformed::at(
+                text,
+                at(hooks),
+                "\"hooks\" must be a table ([hooks] or { … })".into(),
+            ));
+        };
+        for event in road.events() {
+            if let Some(groups) = hooks.get(event.name)
+                && !groups.is_array_of_tables()
+            {
+                return Err(Malformed::at(
+                    text,
+                    at(groups),
+                    format!(
+                        "\"hooks.{0}\" must be written as [[hooks.{0}]] tables (setup edits only that form)",
+                        event.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(document.into_mut())
+}
+
+/// The event's groups, if `hooks.EVENT` is there.
+fn groups_mut<'a>(document: &'a mut DocumentMut, event: &str) -> Option<&'a mut ArrayOfTables> {
+    document
+        .get_mut("hooks")?
+        .as_table_like_mut()?
+        .get_mut(event)?
+        .as_array_of_tables_mut()
+}
+
+/// Where our hooks are: (group, hook) indexes, in order.
+fn find(road: &Road, groups: &ArrayOfTables) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    for (g, group) in groups.iter().enumerate() {
+        for (h, hook) in hooks_of(group).iter().enumerate() {
+            let command = hook.get("command").and_then(Item::as_str);
+            if command.is_some_and(|command| ours(road, command)) {
+                found.push((g, h));
+            }
+        }
+    }
+    found
+}
+
+/// A group's hooks as tables (`[[…hooks]]` or an inline array of tables).
+fn hooks_of(group: &Table) -> Vec<&dyn TableLike> {
+    match group.get("hooks") {
+        Some(Item::ArrayOfTables(tables)) => tables.iter().map(|t| t as &dyn TableLike).collect(),
+        Some(Item::Value(toml_edit::Value::Array(array))) => array
+            .iter()
+            .filter_map(|value| value.as_inline_table().map(|t| t as &dyn TableLike))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn matcher(group: &Table) -> Option<&str> {
+    group
+        .get("matcher")
+        .and_then(Item::as_str)
+        .filter(|matcher| !matcher.is_empty())
+}
+
+/// Takes the hook at `index` out of `group`; whether that emptied it.
+fn take_out(group: &mut Table, index: usize) -> bool {
+    match group.get_mut("hooks") {
+        Some(Item::ArrayOfTables(tables)) => {
+            tables.remove(index);
+            tables.is_empty()
+        }
+        Some(Item::Value(toml_edit::Value::Array(array))) => {
+            // Only inline tables were counted: the index among them.
+            let at = array
+                .iter()
+                .enumerate()
+                .filter(|(_, value)| value.is_inline_table())
+                .nth(index)
+                .map(|(at, _)| at);
+            if let Some(at) = at {
+                array.remove(at);
+            }
+            array.is_empty()
+        }
+        _ => false,
+    }
+}
+
+/// Takes out every hook of ours in `spots` (group, hook), from the last, and
+/// the groups that left empty.
+fn take_all_out(groups: &mut ArrayOfTables, spots: &[(usize, usize)]) {
+    for &(g, h) in spots.iter().rev() {
+        let emptied = groups.get_mut(g).is_some_and(|group| take_out(group, h));
+        if emptied {
+            groups.remove(g);
+        }
+    }
+}
+
+fn our_hook(road: &Road, launch: &Launch) -> Table {
+    let mut hook = Table::new();
+    hook.insert("type", toml_edit::value("command"));
+    hook.insert("command", toml_edit::value(hook_command(road, launch)));
+    hook.insert("timeout", toml_edit::value(hook_timeout(road) as i64));
+    hook
+}
+
+/// `text` with `road`'s hooks (see [`super::hooks::set`]).
+pub(super) fn set(text: &str, road: &Road, launch: &Launch) -> Result<String, Malformed> {
+    let mut document = parse(text, road)?;
+    let wanted = our_hook(road, launch);
+    let mut changed = false;
+    for event in road.events() {
+        if groups_mut(&mut document, event.name).is_none() {
+            if document.get("hooks").is_none() {
+                let mut hooks = Table::new();
+                hooks.set_implicit(true);
+                document.insert("hooks", Item::Table(hooks));
+            }
+            let Some(hooks) = document.get_mut("hooks").and_then(Item::as_table_like_mut) else {
+                unreachable!("parse checked that hooks is a table")
+            };
+            hooks.insert(event.name, Item::ArrayOfTables(ArrayOfTables::new()));
+        }
+        let Some(groups) = groups_mut(&mut document, event.name) else {
+            unreachable!("made above")
+        };
+        let found = find(road, groups);
+        let keeper = found
+            .iter()
+            .position(|&(g, _)| groups.get(g).and_then(matcher) == event.matcher);
+        let others: Vec<_> = found
+            .iter()
+            .enumerate()
+            .filter(|&(n, _)| Some(n) != keeper)
+            .map(|(_, &spot)| spot)
+            .collect();
+        match keeper.map(|n| found[n]) {
+            Some((g, h)) => {
+                let hook = groups.get_mut(g).and_then(|group| nth_hook_mut(group, h));
+                if let Some(hook) = hook {
+                    for (key, value) in wanted.iter() {
+                        let current = hook.get(key).and_then(Item::as_value);
+                        let holds = match (current, value.as_value()) {
+                            (Some(current), Some(value)) => same(current, value),
+                            _ => false,
+                        };
+                        if !holds {
+                            hook.insert(key, value.clone());
+                            changed = true;
+                        }
+                    }
+                }
+            }
+            None => {
+                let mut group = Table::new();
+                if let Some(matcher) = event.matcher {
+                    group.insert("matcher", toml_edit::value(matcher));
+                }
+                let mut hooks = ArrayOfTables::new();
+                hooks.push(wanted.clone());
+                group.insert("hooks", Item::ArrayOfTables(hooks));
+                groups.push(group);
+                changed = true;
+            }
+        }
+        if !others.is_empty() {
+            take_all_out(groups, &others);
+            changed = true;
+        }
+    }
+    // Nothing to change: the text as it is (toml_edit does not give every
+    // file back byte for byte).
+    if !changed {
+        return Ok(text.to_string());
+    }
+    let mut edited = document.to_string();
+    if !text.trim().is_empty() && !text.ends_with("\n\n") {
+        // toml_edit puts a new [[table]] right under the last line.
+        edited = spaced(&edited);
+    }
+    Ok(edited)
+}
+
+/// A blank line before each `[[hooks.` header that follows a line of text.
+fn spaced(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut previous_blank = true;
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("[[hooks.") && !previous_blank {
+            out.push('\n');
+        }
+        previous_blank = line.trim().is_empty();
+        out.push_str(line);
+    }
+    out
+}
+
+fn nth_hook_mut(group: &mut Table, index: usize) -> Option<&mut dyn TableLike> {
+    match group.get_mut("hooks")? {
+        Item::ArrayOfTables(tables) => tables.get_mut(index).map(|t| t as &mut dyn TableLike),
+        Item::Value(toml_edit::Value::Array(array)) => array
+            .iter_mut()
+            .filter_map(|value| value.as_inline_table_mut())
+            .nth(index)
+            .map(|t| t as &mut dyn TableLike),
+        _ => None,
+    }
+}
+
+fn same(current: &toml_edit::Value, wanted: &toml_edit::Value) -> bool {
+    match (current, wanted) {
+        (toml_edit::Value::String(a), toml_edit::Value::String(b)) => a.value() == b.value(),
+        (toml_edit::Value::Integer(a), toml_edit::Value::Integer(b)) => a.value() == b.value(),
+        (toml_edit::Value::Float(a), toml_edit::Value::Integer(b)) => {
+            *a.value() == *b.value() as f64
+        }
+        _ => false,
+    }
+}
+
+/// `text` without `road`'s hooks (see [`super::hooks::remove`]).
+pub(super) fn remove(text: &str, road: &Road) -> Result<String, Malformed> {
+    let mut document = parse(text, road)?;
+    let mut removed = false;
+    for event in road.events() {
+        let Some(groups) = groups_mut(&mut document, event.name) else {
+            continue;
+        };
+        let found = find(road, groups);
+        if found.is_empty() {
+            continue;
+        }
+        removed = true;
+        take_all_out(groups, &found);
+        if groups.is_empty()
+            && let Some(hooks) = document.get_mut("hooks").and_then(Item::as_table_like_mut)
+        {
+            hooks.remove(event.name);
+        }
+    }
+    if !removed {
+        return Ok(text.to_string());
+    }
+    let emptied = document
+        .get("hooks")
+        .and_then(Item::as_table_like)
+        .is_some_and(|hooks| hooks.is_empty());
+    if emptied {
+        document.remove("hooks");
+    }
+    Ok(document.to_string())
+}
+
+/// Whether `text` holds every hook of `road`.
+pub(super) fn configured(text: &str, road: &Road) -> Result<bool, Malformed> {
+    let mut document = parse(text, road)?;
+    Ok(road.events().iter().all(|event| {
+        groups_mut(&mut document, event.name).is_some_and(|groups| !find(road, groups).is_empty())
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::setup::Host;
+    use crate::setup::hooks::road;
+
+    fn native() -> Launch {
+        Launch {
+            command: "/opt/bin/ask_user".into(),
+            args: vec![],
+        }
+    }
+
+    const CONFIG: &str = r#"# my Codex
+model = "o3"
+
+[mcp_servers.other]
+command = "x" # keep
+
+[[hooks.PreToolUse]]
+matcher = "shell"
+
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "~/bin/check"
+"#;
+
+    #[test]
+    fn codex_hooks_are_tables_merged_idempotent_and_removable() {
+        let codex = road(Host::Codex).unwrap();
+        let edited = set(CONFIG, codex, &native()).unwrap();
+        assert!(edited.starts_with(CONFIG), "{edited}");
+        assert_eq!(
+            &edited[CONFIG.len()..],
+            "\n[[hooks.PreToolUse]]\nmatcher = \"request_user_input\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"/opt/bin/ask_user hook codex --timeout 1800\"\ntimeout = 1830\n"
+        );
+        assert!(configured(&edited, codex).unwrap());
+        assert!(!configured(CONFIG, codex).unwrap());
+        assert_eq!(set(&edited, codex, &native()).unwrap(), edited);
+        assert_eq!(remove(&edited, codex).unwrap(), CONFIG);
+        assert_eq!(remove(CONFIG, codex).unwrap(), CONFIG);
+        // From nothing, and back to nothing.
+        let fresh = set("", codex, &native()).unwrap();
+        assert!(fresh.starts_with("[[hooks.PreToolUse]]\n"), "{fresh}");
+        assert_eq!(remove(&fresh, codex).unwrap().trim(), "");
+        // A stale timeout is corrected in place.
+        let stale = edited.replace("timeout = 1830", "timeout = 60");
+        assert_eq!(set(&stale, codex, &native()).unwrap(), edited);
+    }
+
+    #[test]
+    fn codex_hooks_written_inline_are_a_config_error_at_their_place() {
+        let codex = road(Host::Codex).unwrap();
+        let error = set("hooks = { PreToolUse = [] }\n", codex, &native()).unwrap_err();
+        assert_eq!((error.line, error.column), (1, 24), "{error:?}");
+        assert!(error.message.contains("[[hooks.PreToolUse]]"), "{error:?}");
+        let error = remove("hooks = 3\n", codex).unwrap_err();
+        assert!(error.message.contains("\"hooks\" must be a table"));
+    }
+}
