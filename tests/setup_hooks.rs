@@ -218,6 +218,10 @@ fn claude_code_hooks_merge_beside_every_other_key_and_a_second_run_changes_nothi
         fs::read_to_string(home.root().join(".claude.json")).unwrap(),
         claude_json
     );
+    // --list says so, for the hosts with hooks only.
+    let listed = home.run(&["--list", "claude-code", "cursor"]).lines();
+    assert_eq!(listed[0]["hooks"], true);
+    assert_eq!(listed[1].get("hooks"), None);
     // Without --hooks, setup leaves settings.json alone.
     let plain = home.run(&["claude-code"]);
     assert_eq!(plain.lines().len(), 1);
@@ -263,6 +267,10 @@ fn remove_takes_only_our_hooks_out() {
     let run = home.run(&["claude-code", "--remove", "--hooks"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(fs::read_to_string(home.settings()).unwrap(), "{}\n");
+    assert_eq!(
+        home.run(&["--list", "claude-code"]).lines()[0]["hooks"],
+        false
+    );
     // Nothing of ours: unchanged, no backup.
     let home = Home::new();
     home.write(&home.settings(), SETTINGS);

@@ -330,6 +330,10 @@ struct ListLine<'a> {
     command: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     args: Option<Vec<String>>,
+    /// For a host with hooks (`--hooks`): whether its settings hold every
+    /// hook of ours.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hooks: Option<bool>,
     /// What the entry setup writes does (not the one in the file).
     road: &'static str,
     transport: &'static str,
@@ -358,14 +362,17 @@ pub fn list(hosts: &[Host]) -> i32 {
     for &host in unique(hosts).iter() {
         let path = config_path(host, &env);
         let road = &host.spec().road;
-        let line = match configured(host, &env) {
-            Ok((exists, entry)) => ListLine {
+        let line = match configured(host, &env)
+            .and_then(|found| hooks_configured(host, &env).map(|hooks| (found, hooks)))
+        {
+            Ok(((exists, entry), hooks)) => ListLine {
                 host: host.name(),
                 path: path.display().to_string(),
                 exists,
                 configured: entry.is_some(),
                 command: entry.as_ref().and_then(|entry| entry.command.clone()),
                 args: entry.and_then(|entry| entry.args),
+                hooks,
                 road: road.way,
                 transport: road.transport,
                 wait_seconds: road.wait_seconds,
@@ -383,6 +390,7 @@ pub fn list(hosts: &[Host]) -> i32 {
                     configured: false,
                     command: None,
                     args: None,
+                    hooks: None,
                     road: road.way,
                     transport: road.transport,
                     wait_seconds: road.wait_seconds,
@@ -395,6 +403,20 @@ pub fn list(hosts: &[Host]) -> i32 {
         crate::print_document(&line);
     }
     code
+}
+
+/// Whether `host`'s settings hold our hooks; `None` for a host without any.
+fn hooks_configured(host: Host, env: &Env) -> Result<Option<bool>, AskError> {
+    let Some(road) = hooks::road(host) else {
+        return Ok(None);
+    };
+    let path = hooks::settings_path(host, env);
+    let Some(text) = read_text(&path)? else {
+        return Ok(Some(false));
+    };
+    hooks::configured(split_bom(&text).1, road)
+        .map(Some)
+        .map_err(|malformed| malformed.into_error(&path))
 }
 
 fn owned(body: ErrorBody<'_>) -> ErrorBody<'static> {
