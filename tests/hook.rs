@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use common::inbox::{Asker, Inbox, assert_error, command, run, state};
+use common::inbox::{Asker, Inbox, assert_error, command, run, signal, state};
 use common::process::ChildGuard;
 
 /// `ask_user ARGS` with `input` on stdin in state folder `dir`: (code, stdout, stderr).
@@ -289,6 +289,26 @@ fn away_a_question_nobody_answers_gives_the_no_answer_form() {
     assert_eq!(output["hookSpecificOutput"]["updatedInput"], updated);
 }
 
+fn a_hook_the_host_ends_gives_no_answer_and_the_inbox_keeps_the_question() {
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    run(dir.path(), &["away", "on"]);
+    let asker = hook_asking(dir.path(), &ask_event(questions()), &[]);
+    // A host ending its hook at the hook's own timeout: SIGTERM.
+    signal(asker.child.id(), "TERM");
+    let id = asker.id.clone();
+    let (code, output) = asker.finish();
+    assert_eq!(code, 0);
+    assert_eq!(
+        output["hookSpecificOutput"]["updatedInput"]["answers"],
+        json!({})
+    );
+    let listed = inbox.list();
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["inboxId"], id.as_str());
+    assert_eq!(listed[0]["askerGone"]["reason"], "away", "{listed:?}");
+}
+
 fn away_a_form_is_answered_in_the_inbox_and_a_cancel_is_cancel() {
     let dir = state();
     let _inbox = Inbox::start(dir.path());
@@ -334,4 +354,5 @@ common::harness::main!(
     away_the_ask_tool_is_answered_in_the_inbox,
     away_a_question_nobody_answers_gives_the_no_answer_form,
     away_a_form_is_answered_in_the_inbox_and_a_cancel_is_cancel,
+    a_hook_the_host_ends_gives_no_answer_and_the_inbox_keeps_the_question,
 );

@@ -390,11 +390,18 @@ fn ask_tool_input() -> Value {
             {"label": "Postgres", "description": "a server"}]}]})
 }
 
+/// The hook's own `--timeout` and Claude Code's `timeout` for the hook, in seconds.
+type Timeouts = (&'static str, u64);
+/// The person has a minute; Claude Code waits for the hook for two.
+const A_MINUTE: Timeouts = ("60", 120);
+/// The hook gives "no answer" after 2 s.
+const TWO_SECONDS: Timeouts = ("2", 120);
+
 /// Claude Code's settings with the hooks: `ask_user hook claude-code
 /// --timeout SECONDS` for AskUserQuestion and for any server's form.
-fn hook_settings(timeout: &str) -> Value {
+fn hook_settings((timeout, host_timeout): Timeouts) -> Value {
     let command = format!("'{}' hook claude-code --timeout {timeout}", bin());
-    let hooks = json!([{"type": "command", "command": command, "timeout": 120}]);
+    let hooks = json!([{"type": "command", "command": command, "timeout": host_timeout}]);
     json!({"hooks": {
         "PreToolUse": [{"matcher": "AskUserQuestion", "hooks": hooks}],
         "Elicitation": [{"matcher": "", "hooks": hooks}],
@@ -414,13 +421,13 @@ impl HookTurn {
         scratch: &Scratch,
         state: &Path,
         (tool, input): (&str, Value),
-        hook_timeout: &str,
+        timeouts: Timeouts,
     ) -> HookTurn {
         let claude = claude_code();
         let python = common::clients::mcp_python();
         let settings = scratch.home().join(".claude/settings.json");
         std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-        std::fs::write(&settings, hook_settings(hook_timeout).to_string()).unwrap();
+        std::fs::write(&settings, hook_settings(timeouts).to_string()).unwrap();
         let prompt_server = tests_dir("hosts").join("host_prompt_server.py");
         let mut servers = json!({"host": {"command": python, "args": [prompt_server]}});
         let mut args = vec!["--permission-prompt-tool", "mcp__host__prompt"];
@@ -507,7 +514,7 @@ fn answered_in_the_inbox(tool: (&str, Value), replies: &[&str]) -> (Value, (bool
     let state = scratch.path("state");
     let inbox = NetworkInbox::start(&network, &state);
     set_away(&state, true);
-    let turn = HookTurn::start(&network, &scratch, &state, tool, "60");
+    let turn = HookTurn::start(&network, &scratch, &state, tool, A_MINUTE);
     let question = inbox.the_question();
     let id = question["inboxId"].as_str().unwrap();
     let mut answer = vec!["answer", id];
@@ -532,13 +539,13 @@ struct Unanswered {
 }
 
 /// Asks through the hook (the person `away` or not); nobody answers in the inbox.
-fn not_answered(tool: (&str, Value), away: bool, hook_timeout: &str) -> Unanswered {
+fn not_answered(tool: (&str, Value), away: bool, timeouts: Timeouts) -> Unanswered {
     let network = Network::start();
     let scratch = Scratch::new();
     let state = scratch.path("state");
     let inbox = NetworkInbox::start(&network, &state);
     set_away(&state, away);
-    let result = HookTurn::start(&network, &scratch, &state, tool, hook_timeout).tool_result();
+    let result = HookTurn::start(&network, &scratch, &state, tool, timeouts).tool_result();
     let (code, pending) = inbox.verb(&["list"]);
     assert_eq!(code, 0);
     let host_ui = std::fs::read_to_string(scratch.path("host-ui.jsonl"))
@@ -598,12 +605,12 @@ fn claude_code_ask_tool_away_is_answered_in_the_inbox() {
 
 fn claude_code_ask_tool_at_the_keyboard_goes_to_the_hosts_own_ui() {
     // The hook stepped aside (exit 0, no output): Claude Code asked its own UI.
-    let unanswered = not_answered(the_ask_tool(), false, "60");
+    let unanswered = not_answered(the_ask_tool(), false, A_MINUTE);
     assert_the_hosts_own_ui_asked(&unanswered, &ask_tool_input());
 }
 
 fn claude_code_ask_tool_away_and_unanswered_says_nobody_answered() {
-    let unanswered = not_answered(the_ask_tool(), true, "2");
+    let unanswered = not_answered(the_ask_tool(), true, TWO_SECONDS);
     assert_eq!(
         unanswered.result,
         (false, "The user did not answer the questions.".to_string())
@@ -620,8 +627,20 @@ fn claude_code_goes_on_with_its_own_ui_when_the_hook_cannot_ask() {
     // ask_user enforces it: the hook exits 1 with one line on stderr.
     let mut input = ask_tool_input();
     input["questions"][0]["header"] = json!("Database engine choice");
-    let unanswered = not_answered(("AskUserQuestion", input.clone()), true, "60");
+    let unanswered = not_answered(("AskUserQuestion", input.clone()), true, A_MINUTE);
     assert_the_hosts_own_ui_asked(&unanswered, &input);
+}
+
+fn claude_code_ending_the_hook_first_asks_in_its_own_ui_and_the_inbox_keeps_it() {
+    // Claude Code's timeout for the hook (3 s) before the hook's own (60 s):
+    // Claude Code ends the hook and goes on with its own UI; the question
+    // stays in the inbox, "asker gone" (away). Hence the hook's --timeout
+    // must stay below Claude Code's.
+    let unanswered = not_answered(the_ask_tool(), true, ("60", 3));
+    assert_eq!(unanswered.host_ui.len(), 1, "{:?}", unanswered.host_ui);
+    assert_eq!(unanswered.result, (true, "THE HOST'S OWN UI".to_string()));
+    assert_eq!(unanswered.pending.len(), 1, "{:?}", unanswered.pending);
+    assert_eq!(unanswered.pending[0]["askerGone"]["reason"], "away");
 }
 
 fn claude_code_form_away_is_answered_in_the_inbox() {
@@ -649,7 +668,7 @@ fn claude_code_form_away_is_answered_in_the_inbox() {
 }
 
 fn claude_code_form_at_the_keyboard_is_the_hosts_own() {
-    let unanswered = not_answered(a_servers_form(), false, "60");
+    let unanswered = not_answered(a_servers_form(), false, A_MINUTE);
     assert_eq!(unanswered.pending, Vec::<Value>::new());
     let (is_error, text) = unanswered.result;
     assert!(!is_error, "{text}");
@@ -662,7 +681,7 @@ fn claude_code_form_at_the_keyboard_is_the_hosts_own() {
 }
 
 fn claude_code_form_away_and_unanswered_is_cancelled() {
-    let unanswered = not_answered(a_servers_form(), true, "2");
+    let unanswered = not_answered(a_servers_form(), true, TWO_SECONDS);
     assert_eq!(unanswered.pending.len(), 1, "{:?}", unanswered.pending);
     let (is_error, text) = unanswered.result;
     assert!(!is_error, "{text}");
@@ -685,6 +704,7 @@ common::harness::main!(
     claude_code_ask_tool_at_the_keyboard_goes_to_the_hosts_own_ui,
     claude_code_ask_tool_away_and_unanswered_says_nobody_answered,
     claude_code_goes_on_with_its_own_ui_when_the_hook_cannot_ask,
+    claude_code_ending_the_hook_first_asks_in_its_own_ui_and_the_inbox_keeps_it,
     claude_code_form_away_is_answered_in_the_inbox,
     claude_code_form_at_the_keyboard_is_the_hosts_own,
     claude_code_form_away_and_unanswered_is_cancelled,
