@@ -623,10 +623,10 @@ fn claude_code_ask_tool_away_and_unanswered_says_nobody_answered() {
 }
 
 fn claude_code_goes_on_with_its_own_ui_when_the_hook_cannot_ask() {
-    // Claude Code only describes the 12-character limit on a header;
-    // ask_user enforces it: the hook exits 1 with one line on stderr.
+    // An option label over 200 characters: Claude Code takes it, ask_user
+    // does not (INVALID_OPTIONS); the hook exits 1 with one line on stderr.
     let mut input = ask_tool_input();
-    input["questions"][0]["header"] = json!("Database engine choice");
+    input["questions"][0]["options"][1]["label"] = json!("Postgres ".repeat(23));
     let unanswered = not_answered(("AskUserQuestion", input.clone()), true, A_MINUTE);
     assert_the_hosts_own_ui_asked(&unanswered, &input);
 }

@@ -1,7 +1,8 @@
 //! Claude Code's hooks (measured against Claude Code 2.1.330):
 //!
 //! - `PreToolUse` on `AskUserQuestion`: its `tool_input` is ask_user's
-//!   Claude dialect (DESIGN §2) as it is. The answer goes back as Claude
+//!   Claude dialect (DESIGN §2), asked as it is but for a header over 12
+//!   characters, which becomes the question's context. The answer goes back as Claude
 //!   Code's own UI gives it: `permissionDecision: "allow"` with
 //!   `updatedInput` = the tool's input plus `answers`, keyed by the question's
 //!   text; a single select's value is the chosen label (or the Other text),
@@ -61,11 +62,35 @@ fn ask_tool_input(event: &Value) -> Result<Object, Unfit> {
         )));
     }
     match event.get("tool_input") {
-        Some(Value::Object(input)) => Ok(input.clone()),
+        Some(Value::Object(input)) => Ok(with_long_headers_as_context(input.clone())),
         _ => Err(Unfit(format!(
             "the {ASK_TOOL} call has no tool_input object"
         ))),
     }
+}
+
+/// Claude Code only describes its 12-character limit on a header; ask_user
+/// enforces the same limit. A longer header is shown as the question's
+/// context instead, so that the person away is still asked (the question's
+/// text, its options and the answer's key are untouched; Other stays
+/// offered, as for every Claude Code question).
+fn with_long_headers_as_context(mut input: Object) -> Object {
+    let Some(Value::Array(items)) = input.get_mut("questions") else {
+        return input;
+    };
+    for item in items.iter_mut().filter_map(Value::as_object_mut) {
+        let long = item
+            .get("header")
+            .and_then(Value::as_str)
+            .map(crate::text::fold_line)
+            .filter(|header| header.chars().count() > crate::input::MAX_HEADER_CHARS);
+        if let Some(header) = long {
+            item.remove("header");
+            item.entry("context").or_insert(json!(header));
+            item.entry("allow_other").or_insert(json!(true));
+        }
+    }
+    input
 }
 
 /// One property of a form's schema, as a question.

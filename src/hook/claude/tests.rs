@@ -219,3 +219,28 @@ fn unsupported_forms_are_unfit() {
     url["mode"] = json!("url");
     assert!(read(&url).unwrap_err().0.contains("\"url\" mode"));
 }
+
+#[test]
+fn a_header_over_twelve_characters_becomes_the_questions_context() {
+    let mut input = two_questions();
+    input["questions"][0]["header"] = json!("Database engine choice");
+    input["questions"][1]
+        .as_object_mut()
+        .unwrap()
+        .remove("multiSelect");
+    input["questions"][1]["header"] = json!("Extras to add on");
+    let (question, prompt) = asked(&ask_event(input.clone()));
+    let first = &prompt.questions[0];
+    assert_eq!(first.header, None);
+    assert_eq!(first.context.as_deref(), Some("Database engine choice"));
+    assert!(first.allow_other && prompt.questions[1].allow_other);
+    // What goes back to Claude Code is its own input, headers and all.
+    let document = AnswerDocument::answered(vec![
+        answer("q1", &["SQLite"], &["1"]),
+        answer("q2", &["S3"], &["3"]),
+    ]);
+    let output = reply(&question, &Outcome::Answered(&document, &prompt)).unwrap();
+    let mut updated = input;
+    updated["answers"] = json!({"Which database?": "SQLite", "Which extras?": "S3"});
+    assert_eq!(output["hookSpecificOutput"]["updatedInput"], updated);
+}
