@@ -181,7 +181,7 @@ pub enum Command {
     /// Say whether you are away from the keyboard (hooks ask through the inbox while you are).
     #[command(
         long_about = "Say whether you are away from the keyboard. Away, `ask_user hook HOST` asks the\n\
-            host's own questions in the inbox (and through its notifications); at the keyboard the\n\
+            host's own questions in the inbox (and through the inbox's notifications); at the keyboard the\n\
             host asks as before. Kept in away.json in the state folder; no file is at the keyboard.\n\
             Prints the state: {\"tool\":\"ask_user\",\"version\":1,\"status\":\"ok\",\"away\":true,\"since\":MS}.",
         after_help = "Exit codes: 0 done (the state on stdout), 1 error (error document on stdout), 2 usage error."
