@@ -193,6 +193,30 @@ fn hook_bad_inputs_are_one_line_on_stderr_and_exit_1() {
     );
 }
 
+fn hook_input_over_the_size_limit_is_one_line_and_exit_1() {
+    let dir = state();
+    let huge = vec![b' '; 262_145];
+    assert_unfit(
+        run_fed(dir.path(), &["hook", "claude-code"], &huge),
+        "the input is larger than 262144 bytes",
+    );
+}
+
+fn an_inbox_that_refuses_the_ask_is_one_line_and_exit_1() {
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    run(dir.path(), &["away", "on"]);
+    let mut hook = command(dir.path(), &["hook", "claude-code"]);
+    hook.env("ASK_USER_INBOX", format!("http://{}", inbox.host()))
+        .env("ASK_USER_TOKEN", "0123456789abcdef0123456789abcdef");
+    let ran = run_command(hook, ask_event(questions()).to_string().as_bytes());
+    assert_unfit(
+        ran,
+        "the inbox could not ask the question: NO_INBOX: the inbox refused this ask_user (401 Unauthorized",
+    );
+    assert_eq!(inbox.list(), Vec::<Value>::new());
+}
+
 fn hook_with_a_negative_timeout_is_a_usage_error() {
     let dir = state();
     let (code, stdout, stderr) = run_fed(
@@ -347,6 +371,8 @@ common::harness::main!(
     away_status_of_an_unreadable_file_is_read_error,
     away_with_an_unknown_state_is_a_usage_error,
     hook_bad_inputs_are_one_line_on_stderr_and_exit_1,
+    hook_input_over_the_size_limit_is_one_line_and_exit_1,
+    an_inbox_that_refuses_the_ask_is_one_line_and_exit_1,
     hook_with_a_negative_timeout_is_a_usage_error,
     at_the_keyboard_the_hook_steps_aside_silently,
     away_without_an_inbox_the_hook_steps_aside_with_one_line,
