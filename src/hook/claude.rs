@@ -213,8 +213,13 @@ fn field_question(name: &str, property: &Value) -> Result<Object, Unfit> {
         }
         "string" | "number" | "integer" => {
             question.insert("type".into(), json!("text"));
-            if kind != "string" {
-                question.insert("placeholder".into(), json!(format!("a {kind}")));
+            let placeholder = match kind {
+                "integer" => Some("a whole number"),
+                "number" => Some("a number"),
+                _ => None,
+            };
+            if let Some(placeholder) = placeholder {
+                question.insert("placeholder".into(), json!(placeholder));
             }
         }
         "array" => {

@@ -119,7 +119,8 @@ fn every_field() -> Value {
         "extras": {"type": "array", "title": "Extras", "items": {"enum": ["redis", "s3"]}},
         "tests": {"type": "boolean", "title": "Run the tests?"},
         "name": {"type": "string", "title": "Name", "description": "the project's name"},
-        "workers": {"type": "integer", "title": "Workers"}},
+        "workers": {"type": "integer", "title": "Workers"},
+        "ratio": {"type": "number", "description": "How much to keep"}},
         "required": ["db", "name"]})
 }
 
@@ -140,8 +141,30 @@ fn a_forms_flat_properties_become_questions() {
             ("tests", Kind::Confirm, false),
             ("name", Kind::Text, true),
             ("workers", Kind::Text, false),
+            ("ratio", Kind::Text, false),
         ]
     );
+    let extras: Vec<&str> = prompt.questions[2]
+        .options
+        .iter()
+        .map(|c| c.label.as_str())
+        .collect();
+    assert_eq!(
+        extras,
+        ["redis", "s3"],
+        "an enum without enumNames shows its values"
+    );
+    let placeholders: Vec<Option<&str>> = prompt.questions[4..]
+        .iter()
+        .map(|q| q.placeholder.as_deref())
+        .collect();
+    assert_eq!(
+        placeholders,
+        [None, Some("a whole number"), Some("a number")]
+    );
+    // A description alone is the question's text, not its context too.
+    assert_eq!(prompt.questions[6].text, "How much to keep");
+    assert_eq!(prompt.questions[6].context, None);
     let labels: Vec<&str> = prompt.questions[1]
         .options
         .iter()
@@ -174,13 +197,17 @@ fn a_forms_answer_goes_back_in_each_propertys_type() {
             option_ids: None,
             ..answer("workers", &["4"], &[])
         },
+        Answer {
+            option_ids: None,
+            ..answer("ratio", &["0.5"], &[])
+        },
     ]);
     let output = reply(&question, &Outcome::Answered(&document, &prompt)).unwrap();
     assert_eq!(
         output,
         json!({"hookSpecificOutput": {"hookEventName": "Elicitation", "action": "accept",
                "content": {"db": "pg", "extras": ["redis", "s3"], "tests": false,
-                           "name": "demo", "workers": 4}}})
+                           "name": "demo", "workers": 4, "ratio": 0.5}}})
     );
 }
 
@@ -243,4 +270,27 @@ fn a_header_over_twelve_characters_becomes_the_questions_context() {
     let mut updated = input;
     updated["answers"] = json!({"Which database?": "SQLite", "Which extras?": "S3"});
     assert_eq!(output["hookSpecificOutput"]["updatedInput"], updated);
+}
+
+#[test]
+fn a_header_of_twelve_characters_stays_a_header() {
+    let mut input = two_questions();
+    input["questions"][0]["header"] = json!("Twelve chars");
+    let (question, prompt) = asked(&ask_event(input.clone()));
+    assert_eq!(prompt.questions[0].header.as_deref(), Some("Twelve chars"));
+    assert_eq!(Value::Object(question.input), input);
+}
+
+#[test]
+fn the_answers_key_is_the_question_as_claude_code_wrote_it() {
+    let mut input = two_questions();
+    input["questions"][0]["question"] = json!("  Which database?\n");
+    let (question, prompt) = asked(&ask_event(input));
+    assert_eq!(prompt.questions[0].text, "Which database?");
+    let document = AnswerDocument::answered(vec![answer("q1", &["SQLite"], &["1"])]);
+    let output = reply(&question, &Outcome::Answered(&document, &prompt)).unwrap();
+    assert_eq!(
+        output["hookSpecificOutput"]["updatedInput"]["answers"],
+        json!({"  Which database?\n": "SQLite"})
+    );
 }
