@@ -11,6 +11,7 @@
 mod app;
 mod fallback;
 mod form;
+mod handover;
 pub mod http;
 mod inbox;
 pub mod kept;
