@@ -428,6 +428,62 @@ fn an_unanswered_form_goes_to_the_inbox_which_answers_first() {
     drop(inbox);
 }
 
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|arg| arg.to_string()).collect()
+}
+
+/// `--fallback prompt` has no pending document: past the wait the form is
+/// withdrawn and the prompt document is relayed, as for a client without forms.
+fn past_the_wait_the_prompt_fallback_relays_and_withdraws_the_form() {
+    let state = tempfile::tempdir().unwrap();
+    let args = args(&["mcp", "--fallback", "prompt", "--wait", "1"]);
+    let mut host = Host::start(state.path(), Path::new(bin()), &args);
+    let outcome = host.call(&question());
+    assert_eq!(outcome["isError"], false, "{outcome}");
+    let relayed = &outcome["structured"];
+    assert!(relayed["rendered_markdown"].is_string(), "{outcome}");
+    assert!(
+        relayed.get("answered").is_none(),
+        "no answer document: {outcome}"
+    );
+    let elapsed = outcome["elapsedMs"].as_u64().unwrap();
+    assert!((1000..10_000).contains(&elapsed), "{elapsed} ms");
+    assert_eq!(host.forms(), (1, 1), "sent, then withdrawn");
+}
+
+/// The form road's late replies on a kept page (`--fallback web`): the
+/// host's cancel leaves the question open; an explicit decline decides it.
+fn a_late_form_cancel_leaves_the_question_open_and_a_late_decline_decides_it() {
+    let state = tempfile::tempdir().unwrap();
+    let args = args(&["mcp", "--fallback", "web", "--wait", "1"]);
+    let mut host = Host::start(state.path(), Path::new(bin()), &args);
+    let id = pending_id(&host.call(&question()));
+    assert!(host.answer_form("cancel", ""));
+    // Still open: a resume waits its second and is pending again.
+    assert_eq!(pending_id(&host.call(&json!({ "resume": id }))), id);
+    let url = host.call(&json!({ "resume": id }))["urls"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    answer_on_page(&url, "1");
+    assert_answered(&host.call(&json!({ "resume": id })), "PostgreSQL");
+
+    let declined = pending_id(&host.call(&question()));
+    assert!(host.answer_form("decline", ""));
+    let limit = Instant::now() + Duration::from_secs(5);
+    let document = loop {
+        let document = document(&host.call(&json!({ "resume": declined })));
+        if document.get("pending").is_none() || Instant::now() > limit {
+            break document;
+        }
+    };
+    assert_eq!(
+        (&document["cancelled"], &document["reason"]),
+        (&json!(true), &json!("declined")),
+        "{document}"
+    );
+}
+
 /// Every 45-second scenario at once, a thread each; a failure names its scenario.
 fn the_claude_desktop_scenario_never_outlives_the_hosts_timer() {
     // Here, not in a thread: a missing SDK ends this test as ignored.
@@ -468,4 +524,8 @@ fn the_claude_desktop_scenario_never_outlives_the_hosts_timer() {
     );
 }
 
-common::harness::main!(the_claude_desktop_scenario_never_outlives_the_hosts_timer);
+common::harness::main!(
+    the_claude_desktop_scenario_never_outlives_the_hosts_timer,
+    past_the_wait_the_prompt_fallback_relays_and_withdraws_the_form,
+    a_late_form_cancel_leaves_the_question_open_and_a_late_decline_decides_it,
+);

@@ -117,3 +117,5 @@ for (let command = await next(); command && !command.close; command = await next
 }
 await Promise.allSettled(running);
 await client.close();
+// stdin (the readline above) would keep node alive.
+process.exit(0);
