@@ -287,6 +287,25 @@ fn listed(state: &Path) -> Vec<String> {
         .collect()
 }
 
+/// `inbox history`: (id, outcome, face) of each decided question, newest first.
+fn decided(state: &Path) -> Vec<(String, String, String)> {
+    let (code, out) = run(state, &["inbox", "history"]);
+    assert_eq!(code, 0, "{out}");
+    out.lines()
+        .map(|line| {
+            let entry: Value = serde_json::from_str(line).unwrap();
+            let field = |name: &str| entry[name].as_str().unwrap().to_string();
+            (field("inboxId"), field("outcome"), field("face"))
+        })
+        .collect()
+}
+
+/// The error document of an error result.
+fn error(outcome: &Value) -> Value {
+    assert_eq!(outcome["isError"], true, "{outcome}");
+    serde_json::from_str(outcome["texts"][0].as_str().unwrap()).unwrap()
+}
+
 fn question() -> Value {
     serde_json::from_str(QUESTION).unwrap()
 }
@@ -371,6 +390,11 @@ fn an_unanswered_form_goes_to_the_inbox_and_its_late_answer_counts_once() {
     let refused: Value = serde_json::from_str(&refused).unwrap();
     assert_eq!(refused["error"]["code"], "ALREADY_ANSWERED", "{refused}");
     assert!(listed(state.path()).is_empty());
+    // History has it as the page's answer: the route the form's answer took.
+    assert_eq!(
+        decided(state.path()),
+        [(id.clone(), "answered".into(), "page".into())]
+    );
     // Once: the resume still says PostgreSQL.
     assert_answered(&host.call(&json!({ "resume": id })), "PostgreSQL");
     drop(host);
@@ -484,6 +508,59 @@ fn a_late_form_cancel_leaves_the_question_open_and_a_late_decline_decides_it() {
     );
 }
 
+/// The form road's late decline in the inbox (`--fallback inbox`): it
+/// decides the question there, as the page's Decline does.
+fn a_late_form_decline_decides_the_inbox_question() {
+    let state = tempfile::tempdir().unwrap();
+    let (inbox, _) = spawn_inbox(&mut Command::new(bin()), state.path(), |_| {});
+    let args = args(&["mcp", "--fallback", "inbox", "--wait", "1"]);
+    let mut host = Host::start(state.path(), Path::new(bin()), &args);
+    let id = pending_id(&host.call(&question()));
+    assert_eq!(listed(state.path()), [id.as_str()]);
+    assert!(host.answer_form("decline", ""));
+    let document = document(&host.call(&json!({ "resume": id })));
+    assert_eq!(
+        (&document["cancelled"], &document["reason"]),
+        (&json!(true), &json!("declined")),
+        "{document}"
+    );
+    assert_eq!(
+        decided(state.path()),
+        [(id, "declined".into(), "page".into())]
+    );
+    drop(host);
+    drop(inbox);
+}
+
+/// Past the wait with nowhere to go: `--fallback inbox` and no inbox is
+/// NO_INBOX; a page whose port is taken is WEB_ERROR. Either way the form
+/// is withdrawn, and the call ends before the host's timer.
+fn past_the_wait_a_road_that_cannot_be_taken_is_an_error_and_the_form_is_withdrawn() {
+    let state = tempfile::tempdir().unwrap();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    for (args, code, says) in [
+        (
+            args(&["mcp", "--fallback", "inbox", "--wait", "1"]),
+            "NO_INBOX",
+            "no inbox",
+        ),
+        (
+            args(&["mcp", "--fallback", "web", "--port", &port, "--wait", "1"]),
+            "WEB_ERROR",
+            &port,
+        ),
+    ] {
+        let mut host = Host::start(state.path(), Path::new(bin()), &args);
+        let outcome = host.call(&question());
+        let error = error(&outcome);
+        assert_eq!(error["error"]["code"], code, "{error}");
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(message.to_lowercase().contains(says), "{args:?}: {message}");
+        assert_eq!(host.forms(), (1, 1), "{args:?}: sent, then withdrawn");
+    }
+}
+
 /// Every 45-second scenario at once, a thread each; a failure names its scenario.
 fn the_claude_desktop_scenario_never_outlives_the_hosts_timer() {
     // Here, not in a thread: a missing SDK ends this test as ignored.
@@ -528,4 +605,6 @@ common::harness::main!(
     the_claude_desktop_scenario_never_outlives_the_hosts_timer,
     past_the_wait_the_prompt_fallback_relays_and_withdraws_the_form,
     a_late_form_cancel_leaves_the_question_open_and_a_late_decline_decides_it,
+    a_late_form_decline_decides_the_inbox_question,
+    past_the_wait_a_road_that_cannot_be_taken_is_an_error_and_the_form_is_withdrawn,
 );

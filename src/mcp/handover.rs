@@ -90,11 +90,11 @@ pub async fn hand_over(
     log_notices: bool,
 ) -> CallToolResult {
     log(format_args!(
-        "the client did not answer the form within the wait; the question goes on {}, the form stays open",
+        "the client did not answer the form within the wait; handing the question over to {}",
         if road == Road::Inbox {
-            "in the inbox"
+            "the inbox"
         } else {
-            "on the answer page"
+            "the answer page"
         }
     ));
     let (held, document) = if road == Road::Inbox {
