@@ -139,9 +139,11 @@ pub enum Command {
         /// 0: no limit of the server's own, as long as the client keeps the call).
         #[arg(long, value_name = "SECONDS", default_value = "300", value_parser = parse_wait, allow_negative_numbers = true)]
         timeout: Duration,
-        /// Seconds one call waits on the answer page or in the inbox before it returns a pending
-        /// document (not an answer; the question stays answerable, and {"resume": ID} collects
-        /// it). Set it below the host's own tool-call timeout. Default: wait for the outcome.
+        /// Seconds one call waits for the person (on the client's form, the answer page or in the
+        /// inbox) before it returns a pending document (not an answer; the question stays
+        /// answerable, and {"resume": ID} collects it). A form not answered by then goes on in
+        /// the inbox or on the page, as --fallback says. Set it below the host's own tool-call
+        /// timeout. Default: wait for the outcome.
         #[arg(long, value_name = "SECONDS", value_parser = parse_call_wait, allow_negative_numbers = true)]
         wait: Option<Duration>,
         /// Port for the answer page of --fallback web (default: a free one).
