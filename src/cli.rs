@@ -41,7 +41,7 @@ pub struct Cli {
 #[derive(Subcommand)]
 pub enum Command {
     /// Print the prompt document for a tool input (what TOOLBOX_ACTION=execute prints).
-    #[command(display_order = 5)]
+    #[command(display_order = 7)]
     Prompt {
         /// The tool input: a JSON file, or - (the default) for stdin.
         file: Option<PathBuf>,
@@ -72,7 +72,7 @@ pub enum Command {
         Exit codes: 0 answered, 1 error (INVALID_REPLY, or the input's own error document),\n\
         2 usage error."
     )]
-    #[command(display_order = 6)]
+    #[command(display_order = 8)]
     Answer {
         /// The person's reply: one per question, in order. A reply is data, even when it
         /// starts with "-" (--reply "-1", --reply "- use Redis").
@@ -96,7 +96,7 @@ pub enum Command {
             that ask_user printed; each is validated by the same code the other faces use.",
         after_help = "Exit codes: 0 every file valid, 1 any file invalid or unreadable, 2 usage error."
     )]
-    #[command(display_order = 7)]
+    #[command(display_order = 9)]
     Check {
         /// Files and folders to check; - reads stdin.
         #[arg(required = true)]
@@ -110,14 +110,14 @@ pub enum Command {
         quiet: bool,
     },
     /// Print a JSON Schema (2020-12) for tool inputs or for a document ask_user prints.
-    #[command(display_order = 8)]
+    #[command(display_order = 10)]
     Schema {
         /// Which schema to print.
         #[arg(value_enum)]
         name: Schema,
     },
     /// Print the tool description for a host.
-    #[command(display_order = 9)]
+    #[command(display_order = 11)]
     Describe {
         /// Which host's tool format to print.
         #[arg(long, value_enum, default_value = "amp")]
@@ -139,9 +139,11 @@ pub enum Command {
         /// 0: no limit of the server's own, as long as the client keeps the call).
         #[arg(long, value_name = "SECONDS", default_value = "300", value_parser = parse_wait, allow_negative_numbers = true)]
         timeout: Duration,
-        /// Seconds one call waits on the answer page or in the inbox before it returns a pending
-        /// document (not an answer; the question stays answerable, and {"resume": ID} collects
-        /// it). Set it below the host's own tool-call timeout. Default: wait for the outcome.
+        /// Seconds one call waits for the person (on the client's form, the answer page or in the
+        /// inbox) before it returns a pending document (not an answer; the question stays
+        /// answerable, and {"resume": ID} collects it). A form not answered by then goes on in
+        /// the inbox or on the page, as --fallback says. Set it below the host's own tool-call
+        /// timeout. Default: wait for the outcome.
         #[arg(long, value_name = "SECONDS", value_parser = parse_call_wait, allow_negative_numbers = true)]
         wait: Option<Duration>,
         /// Port for the answer page of --fallback web (default: a free one).
@@ -155,8 +157,45 @@ pub enum Command {
         #[arg(long, value_name = "NAME", default_value = ask_user::TOOL_NAME, value_parser = parse_tool_name)]
         tool_name: String,
     },
+    /// Answer a host's own ask tool through ask_user while you are away (a hook the host runs).
+    #[command(
+        long_about = "Answer a host's own ask tool through ask_user: a hook command the host runs, with its\n\
+            event on stdin. Claude Code: a PreToolUse hook matched on AskUserQuestion, and an\n\
+            Elicitation hook (any MCP server's form). While you are away (ask_user away on) and an\n\
+            inbox runs, the question is asked in the inbox and your answer goes back to the host in\n\
+            its own shape; a timeout or cancel goes back as the host's \"no answer\", never an option.\n\
+            At the keyboard it steps aside (nothing on stdout) and the host asks as before.",
+        after_help = "Exit codes: 0 answered or stepped aside (stdout: the host's hook output, or nothing),\n\
+            1 an input the hook cannot answer (one line on stderr; Claude Code goes on with its own UI),\n\
+            2 usage error."
+    )]
+    #[command(display_order = 6)]
+    Hook {
+        /// The host that runs the hook.
+        #[arg(value_enum)]
+        host: ask_user::hook::Host,
+        /// Seconds the person has to answer before the host gets "no answer" (decimals
+        /// allowed; 0: no limit). Default: the question's own timeout, else as long as the
+        /// host lets the hook run. Keep it below the host's timeout for the hook.
+        #[arg(long, value_name = "SECONDS", value_parser = parse_wait, allow_negative_numbers = true)]
+        timeout: Option<Duration>,
+    },
+    /// Say whether you are away from the keyboard (hooks ask through the inbox while you are).
+    #[command(
+        long_about = "Say whether you are away from the keyboard. Away, `ask_user hook HOST` asks the\n\
+            host's own questions in the inbox (and through the inbox's notifications); at the keyboard the\n\
+            host asks as before. Kept in away.json in the state folder; no file is at the keyboard.\n\
+            Prints the state: {\"tool\":\"ask_user\",\"version\":1,\"status\":\"ok\",\"away\":true,\"since\":MS}.",
+        after_help = "Exit codes: 0 done (the state on stdout), 1 error (error document on stdout), 2 usage error."
+    )]
+    #[command(display_order = 5)]
+    Away {
+        /// on: away; off: at the keyboard; status: print the state.
+        #[arg(value_enum)]
+        state: AwayVerb,
+    },
     /// Print this help, or the help of a command.
-    #[command(display_order = 11)]
+    #[command(display_order = 13)]
     Help {
         /// The command whose help to print.
         command: Option<String>,
@@ -186,7 +225,7 @@ pub enum Command {
         powershell: ask_user completions powershell | Out-String | Invoke-Expression\n\
         Exit codes: 0 printed, 2 usage error."
     )]
-    #[command(display_order = 10)]
+    #[command(display_order = 12)]
     Completions {
         /// The shell to complete for.
         #[arg(value_enum)]
@@ -371,6 +410,14 @@ pub enum TokenVerb {
     List,
     /// Forget NAME's token: a running inbox refuses it within 5 s (PostgreSQL replicas: at once).
     Remove { name: String },
+}
+
+/// `ask_user away on|off|status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AwayVerb {
+    On,
+    Off,
+    Status,
 }
 
 #[derive(Clone, Copy, ValueEnum)]

@@ -11,7 +11,10 @@ use rmcp::service::RequestContext;
 
 use super::progress::Waiting;
 use super::{log, result};
+use crate::answer::AnswerDocument;
+use crate::error::{AskError, Detail};
 use crate::inbox::asker::{self, AskerOptions, Target};
+use crate::inbox::client::{Client, Failure};
 use crate::inbox::hub::Leaving;
 use crate::inbox::metrics::AskingFace;
 use crate::inbox::state::Lookup;
@@ -34,20 +37,117 @@ pub async fn ask_in_inbox(
     wait: Option<Duration>,
     context: &RequestContext<RoleServer>,
 ) -> CallToolResult {
-    // The inbox reads a prompt document as it reads a tool input.
-    let input = match serde_json::to_value(PromptDocument::new(prompt))
+    match input_of(prompt) {
+        Ok(input) => wait_in_inbox(Target::Ask(input), timeout, wait, context).await,
+        Err(err) => result::error(&err),
+    }
+}
+
+/// The tool input the inbox reads: it reads a prompt document as it reads a tool input.
+fn input_of(prompt: &Prompt) -> Result<crate::input::Object, AskError> {
+    serde_json::to_value(PromptDocument::new(prompt))
         .map_err(|e| e.to_string())
         .and_then(|value| crate::input::into_object(value).map_err(|e| e.to_string()))
-    {
-        Ok(input) => input,
-        Err(e) => {
-            return result::error(&crate::error::AskError::InternalError(
-                crate::error::Detail::new(format!("the question could not be sent ({e})")),
-            ));
+        .map_err(|e| {
+            AskError::InternalError(Detail::new(format!("the question could not be sent ({e})")))
+        })
+}
+
+/// A form not answered within the wait (src/mcp/handover.rs): asks in the
+/// inbox and leaves at once, so the document is pending with the inbox's
+/// id (or, should the client cancel the call meanwhile, cancelled). NO_INBOX
+/// when none runs.
+pub async fn hand_over(
+    prompt: &Prompt,
+    timeout: Option<Duration>,
+    context: &RequestContext<RoleServer>,
+) -> Result<AnswerDocument, AskError> {
+    let options = AskerOptions {
+        lookup: Lookup::from_env(),
+        source: source_of(context),
+        timeout,
+        face: AskingFace::Mcp,
+    };
+    let (asked, in_the_inbox) = tokio::sync::oneshot::channel::<()>();
+    let leave = async {
+        tokio::select! {
+            () = context.ct.cancelled() => Leaving::Away,
+            _ = in_the_inbox => Leaving::Pending,
         }
     };
-    wait_in_inbox(Target::Ask(input), timeout, wait, context).await
+    asker::ask(
+        Target::Ask(input_of(prompt)?),
+        options,
+        leave,
+        |id, endpoint| {
+            log(format_args!(
+                "asked in the inbox ({}/), question {id}",
+                endpoint.base
+            ));
+            let _ = asked.send(());
+        },
+    )
+    .await
 }
+
+/// Waits, with no limit of its own, until question `id` has an outcome in
+/// the inbox (or the inbox refuses the wait); reconnects as askers do.
+pub async fn outcome(id: &str, source: Source) {
+    let options = AskerOptions {
+        lookup: Lookup::from_env(),
+        source,
+        timeout: None,
+        face: AskingFace::Mcp,
+    };
+    let target = Target::Resume(id.to_string());
+    let _ = asker::ask(target, options, std::future::pending(), |_, _| {}).await;
+}
+
+/// Answers (or declines) question `id` with `document`, through the routes
+/// the inbox page uses; `Err` says why nothing changed (an outcome there
+/// first: ALREADY_ANSWERED; an asker's token, which may not answer).
+pub async fn decide(id: &str, prompt: &Prompt, document: &AnswerDocument) -> Result<(), String> {
+    let endpoint = Lookup::from_env()
+        .discover()
+        .map_err(|missing| missing.message())?;
+    let client = Client::new(endpoint);
+    let path = |verb: &str| format!("/api/questions/{id}/{verb}");
+    // The inbox may be restarting: try again a few times, as askers do.
+    let mut pause = Duration::from_millis(200);
+    for _ in 0..8 {
+        let decided = if document.answered {
+            let body = super::handover::submission_of(prompt, document);
+            client
+                .post::<_, AnswerDocument>(&path("answer"), &body)
+                .await
+        } else {
+            client
+                .post::<_, AnswerDocument>(&path("decline"), &NoBody {})
+                .await
+        };
+        match decided {
+            Ok(_) => return Ok(()),
+            Err(Failure::Refused(err)) => {
+                return Err(format!("{}: {}", err.code(), err.document().error.message));
+            }
+            Err(Failure::Unreachable(why)) => {
+                log(format_args!(
+                    "the inbox did not answer ({why}); trying again"
+                ));
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_secs(4));
+            }
+        }
+    }
+    Err(format!(
+        "the inbox at {} did not answer",
+        client.endpoint().base
+    ))
+}
+
+/// The empty body of a decline.
+#[derive(serde::Serialize)]
+struct NoBody {}
 
 /// `{"resume": id}`: the outcome of a question asked through the inbox
 /// before, at once if it has one, else a wait for it (whichever fallback

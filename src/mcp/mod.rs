@@ -11,6 +11,7 @@
 mod app;
 mod fallback;
 mod form;
+mod handover;
 pub mod http;
 mod inbox;
 pub mod kept;
@@ -55,10 +56,11 @@ pub struct Options {
     /// How long to wait for the person when the input gives no `timeout`;
     /// `None` (`--timeout 0`): as long as the client keeps the call.
     pub default_timeout: Option<Duration>,
-    /// `--wait`: how long one call waits for the person on the page or in
-    /// the inbox before it returns a pending document, the question staying
-    /// answerable (`{"resume": id}`); below the host's own tool-call timer.
-    /// `None`: the call waits until the question's outcome.
+    /// `--wait`: how long one call waits for the person on the client's
+    /// form, the page or in the inbox before it returns a pending document,
+    /// the question staying answerable (`{"resume": id}`; a form goes on in
+    /// the inbox or on the page: src/mcp/handover.rs); below the host's own
+    /// tool-call timer. `None`: the call waits until the question's outcome.
     pub wait: Option<Duration>,
     /// `--fallback web`: the page's port (`None`: a free one).
     pub port: Option<u16>,

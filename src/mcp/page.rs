@@ -13,7 +13,7 @@ use rmcp::RoleServer;
 use rmcp::model::{CallToolResult, LoggingLevel, LoggingMessageNotificationParam};
 use rmcp::service::RequestContext;
 
-use super::kept::{self, Kept, Waited};
+use super::kept::{self, Kept, KeptPage, Waited};
 use super::progress::Waiting;
 use super::{Options, log, result};
 use crate::answer::{AnswerDocument, Unanswered};
@@ -102,15 +102,36 @@ pub async fn ask_on_kept_page(
     context: &RequestContext<RoleServer>,
     log_notices: bool,
 ) -> CallToolResult {
-    let web = page_options(options, timeout);
-    let page = match kept.start_page(prompt, &web) {
-        Ok(page) => page,
-        Err(err) => return result::error(&err),
-    };
-    let where_to = announce(&page.url, web.open_browser, context, log_notices).await;
+    let (page, where_to) =
+        match keep_page(options, kept, prompt, timeout, context, log_notices).await {
+            Ok(kept) => kept,
+            Err(err) => return result::error(&err),
+        };
     wait_for_kept(kept, &page.id, wait, context, &where_to)
         .await
         .unwrap_or_else(|| closed(&page.id))
+}
+
+/// Starts the question's page, kept by this process ([`Kept`]), and tells
+/// the person where it is (stderr, `--open`, a log notice); the page and
+/// the progress messages' tail naming it.
+pub async fn keep_page(
+    options: &Options,
+    kept: &Kept,
+    prompt: &Prompt,
+    timeout: Option<Duration>,
+    context: &RequestContext<RoleServer>,
+    log_notices: bool,
+) -> Result<(KeptPage, String), crate::error::AskError> {
+    let web = page_options(options, timeout);
+    let page = kept.start_page(prompt, &web)?;
+    let where_to = announce(&page.url, web.open_browser, context, log_notices).await;
+    Ok((page, where_to))
+}
+
+/// The pending document for kept question `id`: still open, and how to collect it.
+pub fn pending_document(id: &str) -> AnswerDocument {
+    AnswerDocument::pending(id, kept::resume_hint(id))
 }
 
 /// `{"resume": id}` for a question this process keeps: its outcome, or a
@@ -170,7 +191,7 @@ async fn wait_for_kept(
 fn outcome(id: &str, waited: Waited) -> CallToolResult {
     match waited {
         Waited::Done(document) => result::answered(&document),
-        Waited::Open => result::answered(&AnswerDocument::pending(id, kept::resume_hint(id))),
+        Waited::Open => result::answered(&pending_document(id)),
     }
 }
 

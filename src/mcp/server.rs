@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use super::fallback::reach_person;
 use super::form::{Dialect, Form};
+use super::handover::{self, Road};
 use super::kept::Kept;
 use super::progress::Waiting;
 use super::{Fallback, Options, inbox, log, page, result};
@@ -321,10 +322,20 @@ impl AskUserServer {
                 None => std::future::pending().await,
             }
         };
-        tokio::pin!(deadline);
+        // `--wait`: a form not answered by then goes on elsewhere (src/mcp/handover.rs).
+        let started = tokio::time::Instant::now();
+        let wait_ends = async {
+            match self.options.wait {
+                Some(wait) => tokio::time::sleep(wait).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(deadline, wait_ends);
         let mut waiting = Waiting::new(context, timeout);
         let reply = loop {
             tokio::select! {
+                // A reply first, then the question's own limit, when several are ready.
+                biased;
                 reply = &mut handle.rx => break reply,
                 () = &mut deadline => {
                     let _ = handle.cancel(Some("ask_user timed out waiting for the person".into())).await;
@@ -335,6 +346,10 @@ impl AskUserServer {
                     // sends no response for a cancelled request.
                     let _ = handle.cancel(Some("the tool call was cancelled".into())).await;
                     return result::answered(&AnswerDocument::unanswered(Unanswered::Cancelled));
+                }
+                () = &mut wait_ends => {
+                    let left = timeout.map(|timeout| timeout.saturating_sub(started.elapsed()));
+                    return self.after_the_wait(prompt, form, handle, left, context).await;
                 }
                 () = waiting.tick() => waiting.report(context, "").await,
             }
@@ -353,6 +368,45 @@ impl AskUserServer {
             Err(_) => result::error(&AskError::InternalError(Detail::new(
                 "the connection closed while waiting for the person",
             ))),
+        }
+    }
+
+    /// The form was not answered within `--wait`: the question takes the
+    /// `--fallback` road. The page and the inbox return pending with the
+    /// form still open (src/mcp/handover.rs); the other fallbacks withdraw
+    /// the form and answer the call as for a client without forms.
+    /// `timeout`: what is left of the question's own limit.
+    async fn after_the_wait(
+        &self,
+        prompt: &Prompt,
+        form: Form,
+        request: handover::FormRequest,
+        timeout: Option<Duration>,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        match Road::of(self.options.fallback, inbox::runs) {
+            Road::Fallback => {
+                let why = "the form was not answered within the wait";
+                let _ = request.cancel(Some(why.into())).await;
+                self.reach_person(prompt, timeout, context).await
+            }
+            road => {
+                let log_notices =
+                    page::wants_notices(context, self.notices_muted.load(Ordering::Relaxed));
+                let (options, kept) = (&self.options, &self.kept);
+                handover::hand_over(
+                    road,
+                    options,
+                    kept,
+                    prompt,
+                    form,
+                    request,
+                    timeout,
+                    context,
+                    log_notices,
+                )
+                .await
+            }
         }
     }
 

@@ -95,6 +95,18 @@ const _: () = assert!(NO_FORMS_WAIT < 60);
 /// most [`NO_FORMS_WAIT`], so that it returns before the host's timer.
 const NO_FORMS: &[&str] = &["--fallback", "auto", "--open", "--wait", NO_FORMS_WAIT_ARG];
 
+/// Claude Desktop declares form elicitation but never shows the form: it
+/// is not asked for one (`--no-elicitation`), and the question takes the
+/// road of hosts without forms at once (issue 38).
+const FORMS_NEVER_SHOWN: &[&str] = &[
+    "--no-elicitation",
+    "--fallback",
+    "auto",
+    "--open",
+    "--wait",
+    NO_FORMS_WAIT_ARG,
+];
+
 /// Gemini CLI hides every tool named `ask_user` in headless runs (its
 /// policy matches MCP tools by their bare name), so there the tool is served
 /// under this name.
@@ -136,7 +148,7 @@ const HOSTS: [Spec; 8] = [
             container: "mcpServers",
             stdio_type: false,
         },
-        args: NO_FORMS,
+        args: FORMS_NEVER_SHOWN,
         tool_timeout_sec: None,
         programs: &["claude-desktop"],
         road: Road {
@@ -144,7 +156,7 @@ const HOSTS: [Spec; 8] = [
             transport: "stdio",
             wait_seconds: Some(NO_FORMS_WAIT),
             host_limit: "about 60 s per call, MCP_TOOL_TIMEOUT ignored (anthropics/claude-code#63379, Claude Desktop 1.9659.1)",
-            checked: "not run: Claude Desktop has no Linux build; the wait, pending and resume run with the MCP TypeScript SDK 1.32.2 as the client (tests/mcp_wait.rs)",
+            checked: "not run: Claude Desktop has no Linux build; the wait, pending and resume run with the MCP TypeScript SDK 1.32.2 as the client (tests/mcp_wait.rs, tests/mcp_form_wait.rs)",
         },
     },
     Spec {
@@ -292,5 +304,19 @@ mod tests {
             );
         }
         assert_eq!(NO_FORMS_WAIT_ARG.parse::<u64>(), Ok(NO_FORMS_WAIT));
+    }
+
+    /// Claude Desktop declares forms but never shows them: its entry asks
+    /// for none, and takes the page or the inbox within the wait. No other
+    /// host is kept from its forms.
+    #[test]
+    fn only_the_host_that_never_shows_its_forms_is_asked_for_none() {
+        for host in Host::ALL {
+            let spec = host.spec();
+            let none = spec.args.contains(&"--no-elicitation");
+            assert_eq!(none, spec.name == "claude-desktop", "{}", spec.name);
+        }
+        assert_eq!(Host::ClaudeDesktop.spec().args, FORMS_NEVER_SHOWN);
+        assert_eq!(FORMS_NEVER_SHOWN[1..], *NO_FORMS);
     }
 }

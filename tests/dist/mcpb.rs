@@ -194,6 +194,7 @@ pub fn mcpb_bundle_unpacks_with_mcpb_and_serves_mcp_as_a_host_starts_it() {
         args,
         [
             "mcp",
+            "--no-elicitation",
             "--timeout",
             "300",
             "--fallback",

@@ -125,6 +125,16 @@ struct Host {
 }
 
 const NO_FORMS: &[&str] = &["mcp", "--fallback", "auto", "--open", "--wait", "45"];
+/// Claude Desktop declares forms but never shows them (issue 38).
+const FORMS_NEVER_SHOWN: &[&str] = &[
+    "mcp",
+    "--no-elicitation",
+    "--fallback",
+    "auto",
+    "--open",
+    "--wait",
+    "45",
+];
 
 const HOSTS: [Host; 8] = [
     Host {
@@ -139,7 +149,7 @@ const HOSTS: [Host; 8] = [
         container: "mcpServers",
         toml: false,
         stdio_type: false,
-        args: NO_FORMS,
+        args: FORMS_NEVER_SHOWN,
     },
     Host {
         name: "codex",
@@ -940,7 +950,9 @@ fn list_states_each_hosts_road_wait_and_whether_it_was_run() {
         assert_eq!(line["host"], host.name);
         assert_eq!(line["transport"], "stdio", "{line}");
         let (road, wait) = match host.name {
-            _ if host.args == NO_FORMS => ("page or inbox", serde_json::json!(45)),
+            _ if host.args == NO_FORMS || host.args == FORMS_NEVER_SHOWN => {
+                ("page or inbox", serde_json::json!(45))
+            }
             "gemini" => ("prompt", Value::Null),
             "antigravity" => ("form or prompt", Value::Null),
             _ => ("form", Value::Null),
