@@ -609,6 +609,110 @@ fn codex_loads_the_hooks_setup_wrote() {
     );
 }
 
+/// One `claude -p` turn (tests/hosts/claude_hook.py) in `home` whose
+/// stand-in model calls AskUserQuestion, with the hooks setup wrote in
+/// `~/.claude/settings.json` and tests/hosts/host_prompt_server.py as the
+/// host's own UI; started, not waited for.
+fn ask_tool_turn(home: &Home, state: &Path) -> common::process::ChildGuard {
+    let input = json!({"questions": [{"question": "Which database?", "header": "Database",
+        "multiSelect": false, "options": [
+            {"label": "SQLite", "description": "one file"},
+            {"label": "Postgres", "description": "a server"}]}]});
+    let prompt_server = tests_dir("hosts").join("host_prompt_server.py");
+    let scenario = json!({
+        "claude": claude_code(), "home": home.root(), "project": home.root().join("project"),
+        "tool": "AskUserQuestion", "tool_input": input,
+        "mcp": {"mcpServers": {"host": {"command": common::clients::mcp_python(),
+                                        "args": [prompt_server]}}},
+        "args": ["--permission-prompt-tool", "mcp__host__prompt"],
+        "env": {"ASK_USER_STATE_DIR": state,
+                "HOST_PROMPT_SEEN": home.root().join("host-ui.jsonl")},
+        "timeout": 120,
+    });
+    // On the machine's own loopback (not a namespace of its own): the hook
+    // reaches the inbox there.
+    let mut command = Command::new("python3");
+    command
+        .arg(tests_dir("hosts").join("claude_hook.py"))
+        .env_remove("ASK_USER_INBOX")
+        .env_remove("ASK_USER_TOKEN")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = common::process::ChildGuard::spawn(&mut command).unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(scenario.to_string().as_bytes())
+        .unwrap();
+    child
+}
+
+/// The one tool result the stand-in model saw: (is_error, text).
+fn ask_tool_result(turn: common::process::ChildGuard) -> (bool, String) {
+    let output = turn.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "claude_hook.py: {stderr}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["exit"], 0, "{report}");
+    let results = report["tool_results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{report}");
+    let content = &results[0]["content"];
+    let text = match content {
+        Value::String(text) => text.clone(),
+        blocks => blocks[0]["text"].as_str().unwrap().to_string(),
+    };
+    (results[0]["is_error"].as_bool().unwrap(), text)
+}
+
+/// The hooks exactly as `setup claude-code --hooks` writes them, run by the
+/// real Claude Code 2.1.330 with the real `ask_user hook claude-code`: at
+/// the keyboard the hook steps aside and the host's own UI is asked; away,
+/// the question is answered with `ask_user inbox answer` and the model gets
+/// the person's answer as the tool's result.
+fn claude_code_asks_through_the_hooks_setup_wrote() {
+    claude_code();
+    let home = Home::new();
+    let run = home.run(&["claude-code", "--hooks"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let state = home.root().join("state");
+    fs::create_dir_all(&state).unwrap();
+
+    let at_the_keyboard = ask_tool_result(ask_tool_turn(&home, &state));
+    assert_eq!(at_the_keyboard, (true, "THE HOST'S OWN UI".to_string()));
+    let asked = fs::read_to_string(home.root().join("host-ui.jsonl")).unwrap();
+    assert_eq!(asked.lines().count(), 1, "{asked}");
+
+    let away = common::inbox::command(&state, &["away", "on"])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(away.success());
+    let inbox = common::inbox::Inbox::start(&state);
+    let turn = ask_tool_turn(&home, &state);
+    common::inbox::until(std::time::Duration::from_secs(60), "the question", || {
+        inbox.list().len() == 1
+    });
+    let id = inbox.ids().remove(0);
+    let (code, answered) = common::inbox::run(&state, &["inbox", "answer", &id, "--reply", "2"]);
+    assert_eq!(code, 0, "{answered}");
+    assert_eq!(
+        ask_tool_result(turn),
+        (
+            false,
+            "Your questions have been answered: \"Which database?\"=\"Postgres\". \
+             You can now continue with these answers in mind."
+                .to_string()
+        )
+    );
+    // The host's own UI was not asked again.
+    let asked = fs::read_to_string(home.root().join("host-ui.jsonl")).unwrap();
+    assert_eq!(asked.lines().count(), 1, "{asked}");
+    inbox.stop();
+}
+
 common::harness::main!(
     claude_code_hooks_merge_beside_every_other_key_and_a_second_run_changes_nothing,
     remove_takes_only_our_hooks_out,
@@ -619,4 +723,5 @@ common::harness::main!(
     claude_code_runs_the_hook_setup_wrote,
     codex_hooks_go_into_config_toml_beside_the_entry_keeping_comments,
     codex_loads_the_hooks_setup_wrote,
+    claude_code_asks_through_the_hooks_setup_wrote,
 );
