@@ -2103,13 +2103,18 @@ fn the_away_route_keeps_away_json_for_the_owner_and_a_person_not_an_asker() {
 /// reload that shows what the file says, by the keyboard.
 fn the_page_switch_shows_and_sets_away() {
     const SCENARIO: &str = "inbox-away-switch";
-    let chromium = chromium(&["playwright-core"]);
+    let chromium = chromium(&["playwright-core", "axe-core"]);
     let dir = state();
     let inbox = Inbox::start(dir.path());
     let file = dir.path().join("away.json");
     let away =
         || -> Value { serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap() };
     let mut browser = browser_on(&chromium, SCENARIO, &inbox);
+    let axe = browser.said_line();
+    assert!(
+        axe.starts_with("axe: no serious or critical violations"),
+        "{axe}"
+    );
     assert_eq!(browser.said_line(), "away on");
     assert_eq!(away()["away"], true);
     std::fs::write(&file, "{\"away\":false,\"since\":1}\n").unwrap();

@@ -186,6 +186,8 @@ const scenarios = {
   // then Tab to the first card's Decline, Enter. axe-core first, light and dark.
   async "inbox-keyboard-axe"(page) {
     await waitForCards(page, 2);
+    // The away switch shows once the page has read the state: checked with the rest.
+    await page.locator("#away-box").waitFor({ state: "visible", timeout: 10000 });
     await axeCheck(page);
     await page.emulateMedia({ colorScheme: "light" });
     const [first, second] = await page.$$eval("article.card", (nodes) => nodes.map((n) => n.getAttribute("data-inbox-id")));
@@ -274,6 +276,8 @@ const scenarios = {
     await toggle.click();
     await page.waitForFunction(() => document.getElementById("away").checked && !document.getElementById("away").disabled);
     await expectText(page, "#away-note", "Agents' own questions come here.");
+    // On, the switch is drawn in the alert colour: still readable.
+    await axeCheck(page);
     await handshake("away on");
     await page.reload();
     await toggle.waitFor({ state: "visible", timeout: 10000 });
