@@ -1,9 +1,10 @@
 //! `ask_user setup`: one command writes (or removes) the `ask_user` MCP
 //! server entry in each host's user-level config file, merged into what is
 //! there (DESIGN §11). The hosts and what each entry carries are one table
-//! ([`hosts`]); [`paths`] says where their files are; [`json`] and [`toml`] edit the text without
-//! touching anything but the entry; [`file`] writes it safely; [`diff`]
-//! shows what `--dry-run` would change.
+//! ([`hosts`]); [`paths`] says where their files are; [`json`] and [`toml`]
+//! edit the text without touching anything but the entry; [`hooks`] (and
+//! [`codex_hooks`] for Codex's TOML) do the same for `--hooks`; [`file`]
+//! writes it safely; [`diff`] shows what `--dry-run` would change.
 //!
 //! Output: stdout carries data (one JSON line per host, or `--dry-run`'s
 //! diffs); stderr carries one line per host for people.
