@@ -640,6 +640,70 @@ mod tests {
         assert_eq!((error.line, error.column), (1, 9), "{error:?}");
     }
 
+    mod any_settings {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// Settings with other hooks: any of three events, each with one to
+        /// three groups (a matcher or none, including ours), each with one or
+        /// two commands of the person's; written compact or pretty.
+        fn settings() -> impl Strategy<Value = String> {
+            let hook = prop_oneof![Just("a"), Just("notify-send asked"), Just("~/bin/x hook")]
+                .prop_map(|command| serde_json::json!({"type": "command", "command": command}));
+            let matcher = prop::option::of(prop_oneof![
+                Just("AskUserQuestion"),
+                Just("Bash"),
+                Just(""),
+                Just("*")
+            ]);
+            let group = (matcher, prop::collection::vec(hook, 1..3)).prop_map(|(m, hooks)| {
+                let mut group = serde_json::json!({"hooks": hooks});
+                if let Some(m) = m {
+                    group["matcher"] = Json::from(m);
+                }
+                group
+            });
+            let events = prop::collection::btree_map(
+                prop_oneof![Just("PreToolUse"), Just("Elicitation"), Just("Stop")],
+                prop::collection::vec(group, 1..4),
+                0..3,
+            );
+            (events, any::<bool>(), any::<bool>()).prop_map(|(events, pretty, other)| {
+                let mut value = serde_json::json!({"hooks": events});
+                if other {
+                    value["permissions"] = serde_json::json!({"allow": ["Bash(ls:*)"]});
+                }
+                if pretty {
+                    serde_json::to_string_pretty(&value).unwrap()
+                } else {
+                    value.to_string()
+                }
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
+
+            #[test]
+            fn set_is_idempotent_and_remove_gives_back_every_other_hook(text in settings()) {
+                let set_once = set(&text, claude(), &native()).unwrap();
+                prop_assert!(configured(&set_once, claude()).unwrap());
+                prop_assert_eq!(set(&set_once, claude(), &native()).unwrap(), set_once.clone());
+                let removed = remove(&set_once, claude()).unwrap();
+                let before: Json = serde_json::from_str(&text).unwrap();
+                let after: Json = serde_json::from_str(&removed).unwrap();
+                // Every key, event, group and hook of the person's, in order.
+                let mut before = before;
+                if before["hooks"].as_object().is_some_and(|hooks| hooks.is_empty()) {
+                    // An empty `hooks` that ours filled and emptied again goes.
+                    before.as_object_mut().unwrap().remove("hooks");
+                }
+                prop_assert_eq!(after, before);
+                prop_assert!(!configured(&removed, claude()).unwrap());
+            }
+        }
+    }
+
     /// `text` without its `//` and `/* */` comments (none inside strings
     /// in these tests), for serde_json.
     fn strip(text: &str) -> String {
