@@ -537,6 +537,34 @@ mod tests {
     }
 
     #[test]
+    fn claude_codes_hooks_go_in_its_settings_not_beside_its_servers() {
+        let mut env = Env {
+            platform: crate::setup::Platform::Linux,
+            home: PathBuf::from("/h"),
+            appdata: None,
+            xdg_config_home: None,
+            codex_home: Some("/c".into()),
+            claude_config_dir: None,
+            gemini_cli_home: None,
+            path: None,
+        };
+        let paths = |env: &Env| {
+            [Host::ClaudeCode, Host::Codex, Host::Gemini].map(|host| settings_path(host, env))
+        };
+        assert_eq!(
+            paths(&env),
+            [
+                "/h/.claude/settings.json",
+                "/c/config.toml",
+                "/h/.gemini/settings.json"
+            ]
+            .map(PathBuf::from)
+        );
+        env.claude_config_dir = Some("/cc".into());
+        assert_eq!(paths(&env)[0], PathBuf::from("/cc/settings.json"));
+    }
+
+    #[test]
     fn ours_is_an_ask_user_binary_run_with_hook_host() {
         let road = claude();
         assert!(ours(road, "/usr/bin/ask_user hook claude-code --timeout 5"));
