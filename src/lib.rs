@@ -8,6 +8,7 @@ pub mod away;
 pub mod check;
 pub mod describe;
 pub mod error;
+pub mod hook;
 pub mod inbox;
 pub mod input;
 pub mod markdown;
