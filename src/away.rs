@@ -13,6 +13,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::{AskError, Detail};
 use crate::inbox::state::{StateDir, write_private};
 
 /// The file, in the state folder.
@@ -104,6 +105,49 @@ pub fn write_file(path: &Path, away: bool, since_ms: u64) -> Result<Away, AwayEr
     line.push('\n');
     write_private(path, line.as_bytes()).map_err(|e| AwayError::Io(path.to_path_buf(), e))?;
     Ok(state)
+}
+
+/// What `ask_user away on|off|status` prints: the state in the documents'
+/// envelope. Keys in this order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AwayDocument {
+    pub tool: &'static str,
+    pub version: u32,
+    pub status: &'static str,
+    pub away: bool,
+    /// When the state was last set (ms since the Unix epoch); absent: never set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<u64>,
+}
+
+impl From<Away> for AwayDocument {
+    fn from(state: Away) -> Self {
+        AwayDocument {
+            tool: crate::TOOL_NAME,
+            version: crate::DOC_VERSION,
+            status: "ok",
+            away: state.away,
+            since: state.since,
+        }
+    }
+}
+
+/// `ask_user away`: sets the state (`Some`) or reads it (`None`), and
+/// returns its document. No state folder or a malformed file is
+/// CONFIG_ERROR; a file that cannot be read READ_ERROR, written WRITE_ERROR.
+pub fn command(set: Option<bool>) -> Result<AwayDocument, AskError> {
+    let state = match set {
+        Some(away) => write(away),
+        None => read(),
+    };
+    state.map(AwayDocument::from).map_err(|err| {
+        let detail = Detail::new(err.to_string());
+        match err {
+            AwayError::NoFolder | AwayError::Malformed(..) => AskError::ConfigError(detail),
+            AwayError::Io(..) if set.is_some() => AskError::WriteError(detail),
+            AwayError::Io(..) => AskError::ReadError(detail),
+        }
+    })
 }
 
 fn now_ms() -> u64 {

@@ -155,6 +155,43 @@ pub enum Command {
         #[arg(long, value_name = "NAME", default_value = ask_user::TOOL_NAME, value_parser = parse_tool_name)]
         tool_name: String,
     },
+    /// Answer a host's own ask tool through ask_user while you are away (a hook the host runs).
+    #[command(
+        long_about = "Answer a host's own ask tool through ask_user: a hook command the host runs, with its\n\
+            event on stdin. Claude Code: a PreToolUse hook matched on AskUserQuestion, and an\n\
+            Elicitation hook (any MCP server's form). While you are away (ask_user away on) and an\n\
+            inbox runs, the question is asked in the inbox and your answer goes back to the host in\n\
+            its own shape; a timeout or cancel goes back as the host's \"no answer\", never an option.\n\
+            At the keyboard it steps aside (nothing on stdout) and the host asks as before.",
+        after_help = "Exit codes: 0 answered or stepped aside (stdout: the host's hook output, or nothing),\n\
+            1 an input the hook cannot answer (one line on stderr; Claude Code goes on with its own UI),\n\
+            2 usage error."
+    )]
+    #[command(display_order = 12)]
+    Hook {
+        /// The host that runs the hook.
+        #[arg(value_enum)]
+        host: ask_user::hook::Host,
+        /// Seconds the person has to answer before the host gets "no answer" (decimals
+        /// allowed; 0: no limit). Default: the question's own timeout, else as long as the
+        /// host lets the hook run. Keep it below the host's timeout for the hook.
+        #[arg(long, value_name = "SECONDS", value_parser = parse_wait, allow_negative_numbers = true)]
+        timeout: Option<Duration>,
+    },
+    /// Say whether you are away from the keyboard (hooks ask through the inbox while you are).
+    #[command(
+        long_about = "Say whether you are away from the keyboard. Away, `ask_user hook HOST` asks the\n\
+            host's own questions in the inbox (and through its notifications); at the keyboard the\n\
+            host asks as before. Kept in away.json in the state folder; no file is at the keyboard.\n\
+            Prints the state: {\"tool\":\"ask_user\",\"version\":1,\"status\":\"ok\",\"away\":true,\"since\":MS}.",
+        after_help = "Exit codes: 0 done (the state on stdout), 1 error (error document on stdout), 2 usage error."
+    )]
+    #[command(display_order = 13)]
+    Away {
+        /// on: away; off: at the keyboard; status: print the state.
+        #[arg(value_enum)]
+        state: AwayVerb,
+    },
     /// Print this help, or the help of a command.
     #[command(display_order = 11)]
     Help {
@@ -367,6 +404,14 @@ pub enum TokenVerb {
     List,
     /// Forget NAME's token: a running inbox refuses it within 5 s (PostgreSQL replicas: at once).
     Remove { name: String },
+}
+
+/// `ask_user away on|off|status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AwayVerb {
+    On,
+    Off,
+    Status,
 }
 
 #[derive(Clone, Copy, ValueEnum)]

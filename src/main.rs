@@ -8,7 +8,7 @@ use clap::Parser;
 
 mod cli;
 mod generate;
-use cli::{AskArgs, Cli, Command, InboxArgs, InboxVerb, SetupArgs, TokenVerb, choose_ui};
+use cli::{AskArgs, AwayVerb, Cli, Command, InboxArgs, InboxVerb, SetupArgs, TokenVerb, choose_ui};
 
 use ask_user::answer::{AnswerDocument, resolve_replies};
 use ask_user::ask::AskOptions;
@@ -111,6 +111,21 @@ fn command_line() -> i32 {
         }),
         Some(Command::Setup(args)) => setup(args),
         Some(Command::Inbox(args)) => inbox(*args),
+        Some(Command::Hook { host, timeout }) => hook(host, timeout),
+        Some(Command::Away { state }) => {
+            let set = match state {
+                AwayVerb::On => Some(true),
+                AwayVerb::Off => Some(false),
+                AwayVerb::Status => None,
+            };
+            match ask_user::away::command(set) {
+                Ok(document) => {
+                    print_document(&document);
+                    exit::OK
+                }
+                Err(err) => fail(&err),
+            }
+        }
         Some(Command::Completions { shell }) => {
             generate::completions(shell, &mut std::io::stdout().lock());
             exit::OK
@@ -120,6 +135,33 @@ fn command_line() -> i32 {
             Err(err) => fail(&err),
         },
     }
+}
+
+/// `ask_user hook HOST`: the host's event on stdin; its hook output (or
+/// nothing) on stdout; an input it cannot answer is one line on stderr and
+/// the host's non-blocking error code.
+fn hook(host: ask_user::hook::Host, timeout: Option<std::time::Duration>) -> i32 {
+    use ask_user::hook::{Options, Ran, Unfit, run};
+    let stdin = match ask_user::input::read_limited(std::io::stdin().lock()) {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            eprintln!("ask_user hook: {err}");
+            return host.unfit_exit_code();
+        }
+    };
+    match run(&Options { host, timeout }, &stdin) {
+        Ran::Replied(output) => print_document(&output),
+        Ran::SteppedAside(note) => {
+            if let Some(note) = note {
+                eprintln!("ask_user hook: {note}");
+            }
+        }
+        Ran::Unfit(Unfit(why)) => {
+            eprintln!("ask_user hook: {why}");
+            return host.unfit_exit_code();
+        }
+    }
+    exit::OK
 }
 
 fn setup(args: SetupArgs) -> i32 {
