@@ -41,7 +41,7 @@ pub struct Cli {
 #[derive(Subcommand)]
 pub enum Command {
     /// Print the prompt document for a tool input (what TOOLBOX_ACTION=execute prints).
-    #[command(display_order = 5)]
+    #[command(display_order = 7)]
     Prompt {
         /// The tool input: a JSON file, or - (the default) for stdin.
         file: Option<PathBuf>,
@@ -72,7 +72,7 @@ pub enum Command {
         Exit codes: 0 answered, 1 error (INVALID_REPLY, or the input's own error document),\n\
         2 usage error."
     )]
-    #[command(display_order = 6)]
+    #[command(display_order = 8)]
     Answer {
         /// The person's reply: one per question, in order. A reply is data, even when it
         /// starts with "-" (--reply "-1", --reply "- use Redis").
@@ -96,7 +96,7 @@ pub enum Command {
             that ask_user printed; each is validated by the same code the other faces use.",
         after_help = "Exit codes: 0 every file valid, 1 any file invalid or unreadable, 2 usage error."
     )]
-    #[command(display_order = 7)]
+    #[command(display_order = 9)]
     Check {
         /// Files and folders to check; - reads stdin.
         #[arg(required = true)]
@@ -110,14 +110,14 @@ pub enum Command {
         quiet: bool,
     },
     /// Print a JSON Schema (2020-12) for tool inputs or for a document ask_user prints.
-    #[command(display_order = 8)]
+    #[command(display_order = 10)]
     Schema {
         /// Which schema to print.
         #[arg(value_enum)]
         name: Schema,
     },
     /// Print the tool description for a host.
-    #[command(display_order = 9)]
+    #[command(display_order = 11)]
     Describe {
         /// Which host's tool format to print.
         #[arg(long, value_enum, default_value = "amp")]
@@ -167,7 +167,7 @@ pub enum Command {
             1 an input the hook cannot answer (one line on stderr; Claude Code goes on with its own UI),\n\
             2 usage error."
     )]
-    #[command(display_order = 12)]
+    #[command(display_order = 6)]
     Hook {
         /// The host that runs the hook.
         #[arg(value_enum)]
@@ -186,14 +186,14 @@ pub enum Command {
             Prints the state: {\"tool\":\"ask_user\",\"version\":1,\"status\":\"ok\",\"away\":true,\"since\":MS}.",
         after_help = "Exit codes: 0 done (the state on stdout), 1 error (error document on stdout), 2 usage error."
     )]
-    #[command(display_order = 13)]
+    #[command(display_order = 5)]
     Away {
         /// on: away; off: at the keyboard; status: print the state.
         #[arg(value_enum)]
         state: AwayVerb,
     },
     /// Print this help, or the help of a command.
-    #[command(display_order = 11)]
+    #[command(display_order = 13)]
     Help {
         /// The command whose help to print.
         command: Option<String>,
@@ -223,7 +223,7 @@ pub enum Command {
         powershell: ask_user completions powershell | Out-String | Invoke-Expression\n\
         Exit codes: 0 printed, 2 usage error."
     )]
-    #[command(display_order = 10)]
+    #[command(display_order = 12)]
     Completions {
         /// The shell to complete for.
         #[arg(value_enum)]

@@ -80,6 +80,8 @@ fn commands_are_listed_in_the_order_people_meet_them() {
             "ask",
             "mcp",
             "inbox",
+            "away",
+            "hook",
             "prompt",
             "answer",
             "check",

@@ -27,7 +27,7 @@ use common::bin;
 use common::clients::{amp, claude_code, codex, offline, tests_dir};
 use common::process::output_with_stdin;
 use common::scratch::Scratch;
-use common::stand_in::{HostTurn, Network, QUESTION, postgres_answer, result_text};
+use common::stand_in::{HostTurn, Network, QUESTION, document_in, postgres_answer, result_text};
 
 fn claude_code_lists_the_server_as_connected() {
     let claude = claude_code();
@@ -373,6 +373,306 @@ fn claude_code_gives_up_at_its_mcp_tool_timeout_and_a_resume_collects_the_answer
     });
 }
 
+// ---- The host's own questions, answered in the inbox (issue 38) ----
+//
+// Claude Code 2.1.330 runs `ask_user hook claude-code` as its PreToolUse hook
+// (matcher AskUserQuestion) and its Elicitation hook, written by hand in the
+// scratch HOME's settings.json as `setup --hooks` writes them. Print mode
+// offers AskUserQuestion only with a permission prompt tool
+// (`--permission-prompt-tool`): tests/hosts/host_prompt_server.py stands in
+// for the host's own UI there (it records the request and denies it).
+
+/// What the stand-in model asks through AskUserQuestion.
+fn ask_tool_input() -> Value {
+    json!({"questions": [{"question": "Which database?", "header": "Database",
+        "multiSelect": false, "options": [
+            {"label": "SQLite", "description": "one file"},
+            {"label": "Postgres", "description": "a server"}]}]})
+}
+
+/// Claude Code's settings with the hooks: `ask_user hook claude-code
+/// --timeout SECONDS` for AskUserQuestion and for any server's form.
+fn hook_settings(timeout: &str) -> Value {
+    let command = format!("'{}' hook claude-code --timeout {timeout}", bin());
+    let hooks = json!([{"type": "command", "command": command, "timeout": 120}]);
+    json!({"hooks": {
+        "PreToolUse": [{"matcher": "AskUserQuestion", "hooks": hooks}],
+        "Elicitation": [{"matcher": "", "hooks": hooks}],
+    }})
+}
+
+/// One `claude -p` turn on `network` (tests/hosts/claude_hook.py) whose
+/// model calls `tool`; with `second_server`, ask_user's own MCP server is
+/// connected too (the server whose form the Elicitation hook answers).
+struct HookTurn {
+    child: common::process::ChildGuard,
+}
+
+impl HookTurn {
+    fn start(
+        network: &Network,
+        scratch: &Scratch,
+        state: &Path,
+        (tool, input): (&str, Value),
+        hook_timeout: &str,
+    ) -> HookTurn {
+        let claude = claude_code();
+        let python = common::clients::mcp_python();
+        let settings = scratch.home().join(".claude/settings.json");
+        std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+        std::fs::write(&settings, hook_settings(hook_timeout).to_string()).unwrap();
+        let prompt_server = tests_dir("hosts").join("host_prompt_server.py");
+        let mut servers = json!({"host": {"command": python, "args": [prompt_server]}});
+        let mut args = vec!["--permission-prompt-tool", "mcp__host__prompt"];
+        if tool != "AskUserQuestion" {
+            servers["ask_user"] = json!({"command": bin(), "args": ["mcp"]});
+            args.extend(["--allowedTools", tool]);
+        }
+        let scenario = json!({
+            "claude": claude, "home": scratch.home(), "project": scratch.project(),
+            "tool": tool, "tool_input": input, "mcp": {"mcpServers": servers},
+            "args": args,
+            "env": {"ASK_USER_STATE_DIR": state,
+                    "HOST_PROMPT_SEEN": scratch.path("host-ui.jsonl")},
+            "timeout": HOST_TURN.as_secs(),
+        });
+        let mut command = network.command("python3");
+        command
+            .arg(tests_dir("hosts").join("claude_hook.py"))
+            .env_remove("ASK_USER_INBOX")
+            .env_remove("ASK_USER_TOKEN")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = common::process::ChildGuard::spawn(&mut command).unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(scenario.to_string().as_bytes())
+            .unwrap();
+        HookTurn { child }
+    }
+
+    /// claude_hook.py's report, once the turn is over: Claude Code exited 0
+    /// and its model saw exactly one tool result, returned as (is_error, text).
+    fn tool_result(self) -> (bool, String) {
+        let output = self.child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "claude_hook.py: {stderr}");
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(report["exit"], 0, "{report}");
+        assert_eq!(report["result"], "MOCK MODEL SAW TOOL RESULT", "{report}");
+        let results = report["tool_results"].as_array().unwrap();
+        assert_eq!(results.len(), 1, "{report}");
+        (
+            results[0]["is_error"].as_bool().unwrap(),
+            result_text(&results[0]["content"]),
+        )
+    }
+}
+
+fn set_away(state: &Path, on: bool) {
+    let status = std::process::Command::new(bin())
+        .args(["away", if on { "on" } else { "off" }])
+        .env("ASK_USER_STATE_DIR", state)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+impl NetworkInbox<'_> {
+    /// The one question in the inbox, once it is there.
+    fn the_question(&self) -> Value {
+        let deadline = Instant::now() + HOST_TURN;
+        loop {
+            let (code, pending) = self.verb(&["list"]);
+            assert_eq!(code, 0, "{pending:?}");
+            if let [question] = pending.as_slice() {
+                return question.clone();
+            }
+            assert!(Instant::now() < deadline, "no question in the inbox");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// Asks through the hook while away and answers `replies` in the inbox:
+/// the question there, and what the model got.
+fn answered_in_the_inbox(tool: (&str, Value), replies: &[&str]) -> (Value, (bool, String)) {
+    let network = Network::start();
+    let scratch = Scratch::new();
+    let state = scratch.path("state");
+    let inbox = NetworkInbox::start(&network, &state);
+    set_away(&state, true);
+    let turn = HookTurn::start(&network, &scratch, &state, tool, "60");
+    let question = inbox.the_question();
+    let id = question["inboxId"].as_str().unwrap();
+    let mut answer = vec!["answer", id];
+    for reply in replies {
+        answer.extend(["--reply", reply]);
+    }
+    let (code, answered) = inbox.verb(&answer);
+    assert_eq!(code, 0, "{answered:?}");
+    let result = turn.tool_result();
+    assert_eq!(inbox.verb(&["list"]), (0, vec![]));
+    (question, result)
+}
+
+/// What a turn left when nobody answered in the inbox.
+struct Unanswered {
+    /// What the model got: (is_error, text).
+    result: (bool, String),
+    /// The inbox's pending questions after the turn.
+    pending: Vec<Value>,
+    /// The requests that reached the host's own UI (host_prompt_server.py).
+    host_ui: Vec<Value>,
+}
+
+/// Asks through the hook (the person `away` or not); nobody answers in the inbox.
+fn not_answered(tool: (&str, Value), away: bool, hook_timeout: &str) -> Unanswered {
+    let network = Network::start();
+    let scratch = Scratch::new();
+    let state = scratch.path("state");
+    let inbox = NetworkInbox::start(&network, &state);
+    set_away(&state, away);
+    let result = HookTurn::start(&network, &scratch, &state, tool, hook_timeout).tool_result();
+    let (code, pending) = inbox.verb(&["list"]);
+    assert_eq!(code, 0);
+    let host_ui = std::fs::read_to_string(scratch.path("host-ui.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    Unanswered {
+        result,
+        pending,
+        host_ui,
+    }
+}
+
+/// The host's own UI was asked `input`, once, through AskUserQuestion, and
+/// denied it (what the model then reads); the inbox holds nothing.
+fn assert_the_hosts_own_ui_asked(unanswered: &Unanswered, input: &Value) {
+    assert_eq!(
+        unanswered.host_ui,
+        [json!({"tool_name": "AskUserQuestion", "input": input})]
+    );
+    assert_eq!(unanswered.result, (true, "THE HOST'S OWN UI".to_string()));
+    assert_eq!(unanswered.pending, Vec::<Value>::new());
+}
+
+fn the_ask_tool() -> (&'static str, Value) {
+    ("AskUserQuestion", ask_tool_input())
+}
+
+fn a_servers_form() -> (&'static str, Value) {
+    (
+        "mcp__ask_user__ask_user",
+        serde_json::from_str(QUESTION).unwrap(),
+    )
+}
+
+fn claude_code_ask_tool_away_is_answered_in_the_inbox() {
+    let (question, result) = answered_in_the_inbox(the_ask_tool(), &["2"]);
+    assert_eq!(
+        question["source"]["name"], "Claude Code (hook)",
+        "{question}"
+    );
+    assert_eq!(
+        question["document"]["prompt"]["question"],
+        "Which database?"
+    );
+    assert_eq!(
+        result,
+        (
+            false,
+            "Your questions have been answered: \"Which database?\"=\"Postgres\". \
+             You can now continue with these answers in mind."
+                .to_string()
+        )
+    );
+}
+
+fn claude_code_ask_tool_at_the_keyboard_goes_to_the_hosts_own_ui() {
+    // The hook stepped aside (exit 0, no output): Claude Code asked its own UI.
+    let unanswered = not_answered(the_ask_tool(), false, "60");
+    assert_the_hosts_own_ui_asked(&unanswered, &ask_tool_input());
+}
+
+fn claude_code_ask_tool_away_and_unanswered_says_nobody_answered() {
+    let unanswered = not_answered(the_ask_tool(), true, "2");
+    assert_eq!(
+        unanswered.result,
+        (false, "The user did not answer the questions.".to_string())
+    );
+    // The host's UI was not asked; the inbox keeps the question, "asker
+    // gone" (as after `ask --ui inbox --timeout`).
+    assert_eq!(unanswered.host_ui, Vec::<Value>::new());
+    assert_eq!(unanswered.pending.len(), 1, "{:?}", unanswered.pending);
+    assert_eq!(unanswered.pending[0]["askerGone"]["reason"], "timeout");
+}
+
+fn claude_code_goes_on_with_its_own_ui_when_the_hook_cannot_ask() {
+    // Claude Code only describes the 12-character limit on a header;
+    // ask_user enforces it: the hook exits 1 with one line on stderr.
+    let mut input = ask_tool_input();
+    input["questions"][0]["header"] = json!("Database engine choice");
+    let unanswered = not_answered(("AskUserQuestion", input.clone()), true, "60");
+    assert_the_hosts_own_ui_asked(&unanswered, &input);
+}
+
+fn claude_code_form_away_is_answered_in_the_inbox() {
+    // ask_user's form has the question and an optional note (`q1.note`):
+    // two questions in the inbox, the note skipped.
+    let (question, (is_error, text)) = answered_in_the_inbox(a_servers_form(), &["2", ""]);
+    assert_eq!(
+        question["source"]["name"], "Claude Code (hook)",
+        "{question}"
+    );
+    let asked = &question["document"]["prompts"];
+    assert_eq!(
+        asked[0]["question"], "Which database should we use?",
+        "{question}"
+    );
+    assert_eq!(asked[0]["kind"], "single_select", "{question}");
+    assert_eq!(asked[1]["kind"], "text", "{question}");
+    assert!(!is_error, "{text}");
+    assert_eq!(
+        document_in(&text),
+        json!({"tool": "ask_user", "version": 1, "status": "ok", "answered": true,
+               "cancelled": false, "timedOut": false,
+               "answers": [{"questionId": "q1", "values": ["Postgres"], "optionIds": ["2"]}]})
+    );
+}
+
+fn claude_code_form_at_the_keyboard_is_the_hosts_own() {
+    let unanswered = not_answered(a_servers_form(), false, "60");
+    assert_eq!(unanswered.pending, Vec::<Value>::new());
+    let (is_error, text) = unanswered.result;
+    assert!(!is_error, "{text}");
+    // Print mode has no UI for a form: Claude Code cancels it.
+    assert_eq!(
+        document_in(&text),
+        json!({"tool": "ask_user", "version": 1, "status": "ok", "answered": false,
+               "cancelled": true, "timedOut": false, "answers": []})
+    );
+}
+
+fn claude_code_form_away_and_unanswered_is_cancelled() {
+    let unanswered = not_answered(a_servers_form(), true, "2");
+    assert_eq!(unanswered.pending.len(), 1, "{:?}", unanswered.pending);
+    let (is_error, text) = unanswered.result;
+    assert!(!is_error, "{text}");
+    assert_eq!(
+        document_in(&text),
+        json!({"tool": "ask_user", "version": 1, "status": "ok", "answered": false,
+               "cancelled": true, "timedOut": false, "answers": []})
+    );
+}
+
 common::harness::main!(
     claude_code_lists_the_server_as_connected,
     claude_code_print_mode_returns_the_answer_to_the_model,
@@ -381,4 +681,11 @@ common::harness::main!(
     amp_connects_over_mcp_and_has_no_toolboxes,
     codex_gives_up_at_its_tool_timeout_and_a_resume_collects_the_answer,
     claude_code_gives_up_at_its_mcp_tool_timeout_and_a_resume_collects_the_answer,
+    claude_code_ask_tool_away_is_answered_in_the_inbox,
+    claude_code_ask_tool_at_the_keyboard_goes_to_the_hosts_own_ui,
+    claude_code_ask_tool_away_and_unanswered_says_nobody_answered,
+    claude_code_goes_on_with_its_own_ui_when_the_hook_cannot_ask,
+    claude_code_form_away_is_answered_in_the_inbox,
+    claude_code_form_at_the_keyboard_is_the_hosts_own,
+    claude_code_form_away_and_unanswered_is_cancelled,
 );

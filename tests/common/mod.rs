@@ -148,10 +148,12 @@ pub fn man_pages() -> Vec<String> {
     for command in [
         "answer",
         "ask",
+        "away",
         "check",
         "completions",
         "describe",
         "help",
+        "hook",
         "inbox",
         "mcp",
         "prompt",
