@@ -12,7 +12,8 @@
 //! hook hand its ask tool a result. A question nobody answers in time tells
 //! the model so, with no option. At the keyboard the hook steps aside and
 //! the host's own tool runs. Without the hosts these tests count as
-//! ignored, and fail under CI.
+//! ignored, and fail under CI. One test needs no host: the events the hook
+//! cannot answer (exit 1, one line on stderr: both hosts then ask themselves).
 
 mod common;
 
@@ -416,7 +417,83 @@ fn gemini_at_the_keyboard_the_hook_steps_aside() {
     person.assert_nothing_asked();
 }
 
+// ---- Events the hook cannot answer (no host needed) ----
+
+/// `ask_user hook HOST` fed `event`: exit 1 (both hosts go on with their
+/// own UI), nothing on stdout, one line on stderr holding `message`.
+fn assert_unfit(host: &str, event: &Value, message: &str) {
+    let state = tempfile::tempdir().unwrap();
+    let mut command = common::inbox::command(state.path(), &["hook", host]);
+    let mut child = ChildGuard::spawn(
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .unwrap();
+    std::io::Write::write_all(
+        &mut child.stdin.take().unwrap(),
+        event.to_string().as_bytes(),
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(out.stdout, b"");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("ask_user hook: "), "{stderr}");
+    assert!(stderr.contains(message), "{stderr:?} lacks {message:?}");
+}
+
+fn codex_and_gemini_events_the_hook_cannot_answer_are_one_line_and_exit_1() {
+    let codex_call = |questions: Value| {
+        json!({"session_id": "s", "turn_id": "t", "cwd": "/p", "hook_event_name": "PreToolUse",
+               "model": "m", "permission_mode": "default", "tool_name": "request_user_input",
+               "tool_input": {"questions": questions}, "tool_use_id": "call_1"})
+    };
+    let gemini_call = |questions: Value| {
+        json!({"session_id": "s", "cwd": "/p", "hook_event_name": "BeforeTool",
+               "tool_name": "ask_user", "tool_input": {"questions": questions}})
+    };
+    let secret = json!([{"id": "key", "header": "Key", "question": "Your API key?",
+                         "isSecret": true}]);
+    assert_unfit(
+        "codex",
+        &codex_call(secret),
+        "question 1 of the request_user_input call is secret (isSecret): Codex's own UI asks it",
+    );
+    let mut shell = codex_call(json!([]));
+    shell["tool_name"] = json!("exec_command");
+    assert_unfit(
+        "codex",
+        &shell,
+        "the tool \"exec_command\" is not Codex's request_user_input",
+    );
+    let one_option = json!([{"id": "db", "question": "Which?", "options": [
+        {"label": "SQLite", "description": ""}]}]);
+    assert_unfit(
+        "codex",
+        &codex_call(one_option),
+        "INVALID_OPTIONS: options must have at least 2 items (at questions[0].options)",
+    );
+    let mut ours = gemini_call(json!([]));
+    ours["tool_name"] = json!("mcp_ask_user_ask_person");
+    assert_unfit(
+        "gemini",
+        &ours,
+        "the tool \"mcp_ask_user_ask_person\" is not Gemini CLI's ask_user: set the BeforeTool hook's matcher to ^ask_user$",
+    );
+    let dated = json!([{"header": "When", "question": "Which day?", "type": "date"}]);
+    assert_unfit(
+        "gemini",
+        &gemini_call(dated),
+        "question 1 of the ask_user call has the type \"date\"",
+    );
+    assert_unfit("gemini", &gemini_call(json!([])), "INVALID_QUESTIONS");
+}
+
 common::harness::main!(
+    codex_and_gemini_events_the_hook_cannot_answer_are_one_line_and_exit_1,
     codex_away_its_own_question_is_answered_in_the_inbox,
     codex_away_a_question_nobody_answers_tells_the_model_so,
     codex_at_the_keyboard_the_hook_steps_aside,
