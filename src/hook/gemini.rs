@@ -131,7 +131,7 @@ fn question(index: usize, item: &Value) -> Result<Value, Unfit> {
 pub(super) fn fitting_header(header: Option<&Value>) -> Option<Value> {
     match header? {
         Value::String(text) if fold_line(text).chars().count() > MAX_HEADER_CHARS => None,
-        Value::String(text) if text.trim().is_empty() => None,
+        // Anything else as it is: the input code reads a blank header as none.
         other => Some(other.clone()),
     }
 }
@@ -301,10 +301,12 @@ mod tests {
         let (_, prompt) = read_prompt(&event(json!([
             {"header": "Project Setup", "question": "Which one?", "type": "choice",
              "options": ["A", "B"]},
-            {"header": "Project Name", "question": "Its name?", "type": "text"}
+            {"header": "Project Name", "question": "Its name?", "type": "text"},
+            {"header": "  ", "question": "Blank?", "type": "text"}
         ])));
         assert_eq!(prompt.questions[0].header, None);
         assert_eq!(prompt.questions[1].header.as_deref(), Some("Project Name"));
+        assert_eq!(prompt.questions[2].header, None);
     }
 
     #[test]
@@ -361,7 +363,8 @@ mod tests {
             {"header": "Features", "question": "Which features?", "type": "choice",
              "multiSelect": true, "options": ["Auth", "Search", "Billing"]},
             {"header": "Deploy", "question": "Deploy now?", "type": "yesno"},
-            {"header": "Name", "question": "Its name?", "type": "text"}
+            {"header": "Name", "question": "Its name?", "type": "text"},
+            {"header": "Tests", "question": "Run the tests?", "type": "yesno"}
         ])));
         let mut postgres = answered(&["Postgres"], "q1");
         postgres.note = Some("the managed one".into());
@@ -370,11 +373,12 @@ mod tests {
             answered(&["Auth", "Search", "a custom one"], "q2"),
             answered(&["no"], "q3"),
             answered(&["my-app"], "q4"),
+            answered(&["yes"], "q5"),
         ]);
         let output = reply(&question, &Outcome::Answered(&document, &prompt)).unwrap();
         let expected = json!({"answers": {"0": "Postgres (note: the managed one)",
                                           "1": "Auth, Search, a custom one",
-                                          "2": "No", "3": "my-app"}});
+                                          "2": "No", "3": "my-app", "4": "Yes"}});
         assert_eq!(
             output,
             json!({"decision": "deny",
