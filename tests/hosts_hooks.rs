@@ -307,19 +307,26 @@ struct GeminiTurn {
 
 impl Drop for GeminiTurn {
     fn drop(&mut self) {
-        let Some(pid) = std::fs::read_to_string(&self.pid_file)
-            .ok()
-            .and_then(|text| text.trim().parse::<libc::pid_t>().ok())
-        else {
-            return;
-        };
-        // Still Gemini CLI (its pid not reused): it leads its own group.
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        if String::from_utf8_lossy(&cmdline).contains("gemini") {
-            // SAFETY: killpg takes plain numbers.
-            unsafe {
-                libc::killpg(pid, libc::SIGKILL);
-            }
+        #[cfg(unix)]
+        end_group_of(&self.pid_file);
+    }
+}
+
+/// SIGKILL to the process group led by the pid in `pid_file`, while that
+/// pid is still Gemini CLI's (not reused).
+#[cfg(unix)]
+fn end_group_of(pid_file: &Path) {
+    let Some(pid) = std::fs::read_to_string(pid_file)
+        .ok()
+        .and_then(|text| text.trim().parse::<libc::pid_t>().ok())
+    else {
+        return;
+    };
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    if String::from_utf8_lossy(&cmdline).contains("gemini") {
+        // SAFETY: killpg takes plain numbers.
+        unsafe {
+            libc::killpg(pid, libc::SIGKILL);
         }
     }
 }
