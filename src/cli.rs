@@ -161,12 +161,15 @@ pub enum Command {
     #[command(
         long_about = "Answer a host's own ask tool through ask_user: a hook command the host runs, with its\n\
             event on stdin. Claude Code: a PreToolUse hook matched on AskUserQuestion, and an\n\
-            Elicitation hook (any MCP server's form). While you are away (ask_user away on) and an\n\
-            inbox runs, the question is asked in the inbox and your answer goes back to the host in\n\
-            its own shape; a timeout or cancel goes back as the host's \"no answer\", never an option.\n\
+            Elicitation hook (any MCP server's form). Codex: a PreToolUse hook matched on\n\
+            request_user_input. Gemini CLI: a BeforeTool hook matched on ^ask_user$. While you are\n\
+            away (ask_user away on) and an inbox runs, the question is asked in the inbox and your\n\
+            answer goes back to the host in its own shape (Codex, Gemini CLI: in the reason of a\n\
+            denial, the only answer their hooks can give); a timeout or cancel goes back as the\n\
+            host's \"no answer\", never an option.\n\
             At the keyboard it steps aside (nothing on stdout) and the host asks as before.",
         after_help = "Exit codes: 0 answered or stepped aside (stdout: the host's hook output, or nothing),\n\
-            1 an input the hook cannot answer (one line on stderr; Claude Code goes on with its own UI),\n\
+            1 an input the hook cannot answer (one line on stderr; the host goes on with its own UI),\n\
             2 usage error."
     )]
     #[command(display_order = 6)]

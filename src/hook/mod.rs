@@ -13,6 +13,8 @@
 //! the host's hook output.
 
 pub mod claude;
+pub mod codex;
+pub mod gemini;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,6 +37,10 @@ use crate::platform::signals::{self, Stop};
 pub enum Host {
     /// Claude Code: `PreToolUse` on `AskUserQuestion`, and `Elicitation`.
     ClaudeCode,
+    /// Gemini CLI: `BeforeTool` on its `ask_user`.
+    Gemini,
+    /// Codex: `PreToolUse` on its `request_user_input`.
+    Codex,
 }
 
 impl Host {
@@ -42,6 +48,8 @@ impl Host {
     pub fn source_name(self) -> &'static str {
         match self {
             Host::ClaudeCode => "Claude Code (hook)",
+            Host::Gemini => "Gemini CLI (hook)",
+            Host::Codex => "Codex (hook)",
         }
     }
 
@@ -49,16 +57,20 @@ impl Host {
     pub fn mapper(self) -> &'static Mapper {
         match self {
             Host::ClaudeCode => &claude::MAPPER,
+            Host::Gemini => &gemini::MAPPER,
+            Host::Codex => &codex::MAPPER,
         }
     }
 
     /// The exit code the host reads as an error that does not block: it
     /// shows the line on stderr and goes on with its own UI. Claude Code
     /// 2.1.330, measured: 1 (2 would block the tool and hand stderr to the
-    /// model).
+    /// model). Codex 0.169.0, measured: 1 too ("PreToolUse Failed", its own
+    /// UI asks). Gemini CLI 0.61.0 reads any code but 0 and 2 as a warning
+    /// and goes on (its hook runner's code); 2 would block there too.
     pub fn unfit_exit_code(self) -> i32 {
         match self {
-            Host::ClaudeCode => 1,
+            Host::ClaudeCode | Host::Gemini | Host::Codex => 1,
         }
     }
 }

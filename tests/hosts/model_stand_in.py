@@ -1,10 +1,11 @@
-"""A scripted stand-in for a model (not a model), for tests/hosts.rs: serves
-the Anthropic Messages API (Claude Code) and the OpenAI Responses API
-(Codex) on 127.0.0.1, both streamed.
+"""A scripted stand-in for a model (not a model), for tests/hosts.rs and
+tests/hosts_hooks.rs: serves the Anthropic Messages API (Claude Code), the
+OpenAI Responses API (Codex) and Gemini's streamGenerateContent (Gemini CLI)
+on 127.0.0.1, all streamed.
 
 It prints {"port": N} on stdout once it listens, then one JSON line per event
 the test waits for:
-  {"event": "call", "api": "anthropic"|"openai", "input": {...}, "tools": [...]}
+  {"event": "call", "api": "anthropic"|"openai"|"gemini", "input": {...}, "tools": [...]}
       it answered a person's message with a call of the host's ask_user tool;
       "tools" names every tool the host offered in that request (a Codex
       namespace's tools as "NAMESPACE/TOOL", a tool without a name by its type);
@@ -16,7 +17,10 @@ with the text "MOCK MODEL SAW TOOL RESULT" (the turn ends), once a line
 arrives on stdin: until then the host waits for its model, so the test looks
 at what the call left behind while the host (and its MCP server) still runs.
 A person's message naming "question ID" (the id the inbox shows) is answered
-with a call {"resume": ID}; any other with a call asking QUESTION. A request
+with a call {"resume": ID}; one naming "your own ask tool" with a call of the
+host's own ask tool (Codex's request_user_input, Gemini CLI's ask_user) when
+the request offers it, asking HOST_QUESTIONS' question; any other with a call
+asking QUESTION. A request
 that offers no ask_user tool (a host's side request) gets "ok". With
 STAND_IN_DEBUG set, each request's path, tools and last message go to stderr.
 """
@@ -32,6 +36,28 @@ from claude_print import events as anthropic_events
 from claude_print import message as anthropic_message
 
 QUESTION = {"question": "Which database should we use?", "options": ["SQLite", "Postgres"]}
+# A person's message naming "your own ask tool" is answered with a call of
+# the host's own ask tool, in that host's shape (tests/hosts_hooks.rs).
+OWN_ASK_TOOL = "your own ask tool"
+HOST_QUESTIONS = {
+    # Codex's request_user_input.
+    "request_user_input": {"questions": [{
+        "id": "db", "header": "Database", "question": "Which database should we use?",
+        "options": [{"label": "SQLite", "description": "A file beside the code"},
+                    {"label": "Postgres", "description": "A server"}]}]},
+    # Gemini CLI's ask_user.
+    "ask_user": {"questions": [{
+        "header": "Database", "question": "Which database should we use?", "type": "choice",
+        "options": [{"label": "SQLite", "description": "A file beside the code"},
+                    {"label": "Postgres", "description": "A server"}]}]},
+}
+
+
+def own_ask_tool(names, text):
+    """The host's own ask tool among `names` when the person asked for it."""
+    if OWN_ASK_TOOL not in text:
+        return None
+    return next((name for name in names if name in HOST_QUESTIONS), None)
 RESUME = re.compile(r"\bquestion ([0-9a-z]{8})\b")
 
 lock = threading.Lock()
@@ -134,6 +160,15 @@ def openai_items(request):
                 "is_error": None if success is None else not success, "content": output})
         go_on.acquire()
         return [text_item("MOCK MODEL SAW TOOL RESULT")]
+    names = openai_tool_names(request)
+    own = own_ask_tool(names, texts(last.get("content"))) if last.get("role") == "user" else None
+    if own:
+        arguments = HOST_QUESTIONS[own]
+        report({"event": "call", "api": "openai", "input": arguments, "tools": names})
+        number = next_call_id()
+        return [{"type": "function_call", "id": f"fc_mock_{number}",
+                 "call_id": f"call_mock_{number}", "name": own,
+                 "arguments": json.dumps(arguments), "status": "completed"}]
     tool = openai_tool(request)
     if tool is None or last.get("role") != "user":
         return [text_item("ok")]
@@ -165,6 +200,52 @@ def openai_events(items):
     done = dict(response, status="completed", output=items,
                 usage={"input_tokens": 10, "output_tokens": 10, "total_tokens": 20})
     yield "response.completed", {"type": "response.completed", "response": done}
+
+
+# ---- Gemini generateContent (Gemini CLI) ----
+
+def gemini_parts(request):
+    """The model's parts for a streamGenerateContent request."""
+    contents = request.get("contents") or []
+    last = contents[-1] if contents else {}
+    parts = last.get("parts") or []
+    responses = [part["functionResponse"] for part in parts if "functionResponse" in part]
+    for response in responses:
+        body = response.get("response") or {}
+        report({"event": "result", "api": "gemini", "is_error": "error" in body,
+                "content": body.get("error", body.get("output", body))})
+    if responses:
+        go_on.acquire()
+        return [{"text": "MOCK MODEL SAW TOOL RESULT"}]
+    names = [declaration.get("name") for tool in request.get("tools") or []
+             for declaration in tool.get("functionDeclarations") or []]
+    own = own_ask_tool(names, texts(parts)) if last.get("role") == "user" else None
+    if not own:
+        return [{"text": "ok"}]
+    arguments = HOST_QUESTIONS[own]
+    report({"event": "call", "api": "gemini", "input": arguments, "tools": names})
+    return [{"functionCall": {"name": own, "args": arguments,
+                              "id": f"call_mock_{next_call_id()}"}}]
+
+
+def gemini_response(parts):
+    return {"candidates": [{"content": {"role": "model", "parts": parts},
+                            "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 10,
+                              "totalTokenCount": 20},
+            "modelVersion": "stand-in"}
+
+
+def gemini_side_reply(request):
+    """A Gemini CLI side request (routing, next-speaker check): a short JSON
+    answer where a schema asks for one, else "ok"."""
+    config = request.get("generationConfig") or {}
+    if config.get("responseJsonSchema") or config.get("responseSchema"):
+        text = json.dumps({"reasoning": "stand-in", "next_speaker": "user",
+                           "model_choice": "flash"})
+    else:
+        text = "ok"
+    return gemini_response([{"text": text}])
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -199,7 +280,8 @@ class Handler(BaseHTTPRequestHandler):
         request = json.loads(self.rfile.read(length) or b"{}")
         if os.environ.get("STAND_IN_DEBUG"):
             tools = [tool.get("name") for tool in request.get("tools") or []]
-            last = (request.get("messages") or request.get("input") or [{}])[-1]
+            last = (request.get("messages") or request.get("input")
+                    or request.get("contents") or [{}])[-1]
             seen = {"path": self.path, "tools": tools, "last": last}
             print(json.dumps(seen), file=sys.stderr, flush=True)
         path = self.path.split("?")[0]
@@ -213,6 +295,18 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_events(anthropic_events(blocks, stop_reason, model))
         if path.endswith("/v1/responses"):
             return self.send_events(openai_events(openai_items(request)))
+        if path.endswith(":streamGenerateContent"):
+            stream = f"data: {json.dumps(gemini_response(gemini_parts(request)))}\r\n\r\n"
+            data = stream.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            return self.wfile.write(data)
+        if path.endswith(":generateContent"):
+            return self.send_json(200, gemini_side_reply(request))
+        if path.endswith(":countTokens"):
+            return self.send_json(200, {"totalTokens": 10})
         return self.do_GET()
 
 
