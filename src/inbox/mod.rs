@@ -10,6 +10,7 @@
 pub mod asker;
 pub mod client;
 pub mod hub;
+pub mod link_routes;
 pub mod links;
 pub mod listen;
 pub mod metrics;
