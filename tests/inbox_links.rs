@@ -349,7 +349,7 @@ fn the_choose_route_answers_with_a_signed_option_and_refuses_a_tampered_one() {
     let replay = button(&inbox, &path, "{}");
     let (status, code, _) = error(&replay);
     assert_eq!((status, code.as_str()), (409, "ALREADY_ANSWERED"));
-    assert_eq!(history(&inbox)[0]["face"], "link");
+    assert_eq!(history(&inbox)[0]["face"], "ntfy");
     drop(two);
     inbox.stop();
 }
