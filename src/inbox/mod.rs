@@ -10,6 +10,8 @@
 pub mod asker;
 pub mod client;
 pub mod hub;
+pub mod link_routes;
+pub mod links;
 pub mod listen;
 pub mod metrics;
 pub mod notify;
@@ -185,6 +187,8 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
         Some(acceptor) => server.with_tls(acceptor),
         None => server,
     };
+    // One-question links name the address people reach.
+    hub.set_link_base(exposure.page_base(port));
     let base = exposure.local_base(port);
     let pid = std::process::id();
     folder
