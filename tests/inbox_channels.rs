@@ -716,6 +716,125 @@ fn an_email_arrives_with_the_question_and_its_options() {
     inbox.stop();
 }
 
+/// A CA and a certificate for 127.0.0.1, made by openssl (as
+/// tests/past_loopback.rs makes them): (ca, cert, key).
+fn test_certificate(dir: &std::path::Path) -> Option<(PathBuf, PathBuf, PathBuf)> {
+    let openssl = |args: &[&str]| {
+        let out = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .output()
+            .ok()?;
+        assert!(out.status.success(), "openssl {args:?}: {out:?}");
+        Some(())
+    };
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+    ];
+    openssl(
+        &[
+            &["req", "-x509"],
+            &ec[..],
+            &[
+                "-keyout",
+                "ca.key",
+                "-out",
+                "ca.pem",
+                "-days",
+                "2",
+                "-subj",
+                "/CN=ask_user test CA",
+            ],
+        ]
+        .concat(),
+    )?;
+    openssl(
+        &[
+            &["req"],
+            &ec[..],
+            &[
+                "-keyout",
+                "server.key",
+                "-out",
+                "server.csr",
+                "-subj",
+                "/CN=smtp",
+            ],
+        ]
+        .concat(),
+    )?;
+    std::fs::write(
+        dir.join("san.ext"),
+        "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.pem",
+        "-days",
+        "2",
+        "-extfile",
+        "san.ext",
+    ])?;
+    Some((
+        dir.join("ca.pem"),
+        dir.join("server.pem"),
+        dir.join("server.key"),
+    ))
+}
+
+/// A server that requires STARTTLS: the message goes over TLS, the
+/// server's certificate checked against SSL_CERT_FILE.
+fn an_email_goes_over_starttls_when_the_server_offers_it() {
+    let python = smtp_python();
+    let files = tempfile::tempdir().unwrap();
+    let (ca, cert, key) = require(test_certificate(files.path()), "openssl");
+    let outdir = tempfile::tempdir().unwrap();
+    let tls = (cert.to_str().unwrap(), key.to_str().unwrap());
+    let (_server, port) = smtp_server(&python, outdir.path(), Some(tls));
+    let dir = state();
+    let mut start = command(
+        dir.path(),
+        &[
+            "inbox",
+            "--port",
+            "0",
+            "--notify-to",
+            &format!("email=smtp://127.0.0.1:{port}/?to=person@example.com"),
+        ],
+    );
+    start.env("SSL_CERT_FILE", &ca);
+    let inbox = Inbox::spawn(dir.path(), start);
+    let asker = ask_promptly(dir.path(), DEPLOY);
+    let message = the_message(outdir.path());
+    assert!(message.lines().any(|l| l == "X-Tls: yes"), "{message}");
+    assert!(
+        message.contains("Subject: Question: Deploy where?"),
+        "{message}"
+    );
+    let id = asker.id.clone();
+    assert_eq!(
+        run(dir.path(), &["inbox", "answer", &id, "--reply", "1"]).0,
+        0
+    );
+    assert_eq!(asker.finish().0, 0);
+    inbox.stop();
+}
+
 /// Following the email's link, once one-question links exist.
 fn email_link_checks(_inbox: &Inbox, _id: &str, _body: &str) {}
 
@@ -775,4 +894,5 @@ common::harness::main!(
     bad_notify_to_values_are_usage_errors_naming_the_problem,
     an_email_arrives_with_the_question_and_its_options,
     an_smtp_server_that_is_down_is_retried,
+    an_email_goes_over_starttls_when_the_server_offers_it,
 );
