@@ -340,6 +340,15 @@ fn each_kind_sends_its_documented_request() {
         "urn:ask-user:asker:channels-test"
     );
     assert_eq!(data["customData"]["inboxId"], id.as_str());
+    let link = data["subject"]["content"]["approvalDetailsUrl"]
+        .as_str()
+        .unwrap();
+    assert!(
+        link.starts_with(&format!("http://127.0.0.1:{}/l/", inbox.port)),
+        "{link}"
+    );
+    assert_eq!(data["customData"]["link"], link);
+    assert!(!event.to_string().contains(&inbox.token));
     assert_eq!(
         data["customData"]["question"]["prompt"]["question"],
         "Deploy where?"
@@ -404,9 +413,34 @@ fn verify_signature(got: &Recorded) {
     );
 }
 
-/// The link checks, once one-question links exist (issue 39's wt-j): see
-/// [`the_ntfy_buttons_answer_a_three_option_question_once`].
-fn link_checks(_inbox: &Inbox, _id: &str, _message: &Value) {}
+/// ntfy's click is the question's one-question link on the inbox's own
+/// address; each option's button is an `http` action POSTing to the
+/// link's signed choose URL for that option; the token is nowhere.
+fn link_checks(inbox: &Inbox, id: &str, message: &Value) {
+    let link = message["click"].as_str().unwrap();
+    let capability = link
+        .strip_prefix(&format!("http://127.0.0.1:{}/l/", inbox.port))
+        .unwrap_or_else(|| panic!("{link}"));
+    assert!(!capability.contains('/') && capability.len() > 20, "{link}");
+    let actions = message["actions"].as_array().unwrap();
+    assert_eq!(actions.len(), 3);
+    for (n, (action, label)) in actions
+        .iter()
+        .zip(["staging", "production", "both"])
+        .enumerate()
+    {
+        assert_eq!(action["action"], "http");
+        assert_eq!(action["label"], label);
+        assert_eq!(action["method"], "POST");
+        assert_eq!(action["clear"], true);
+        let url = action["url"].as_str().unwrap();
+        let rest = url
+            .strip_prefix(&format!("{link}/choose/{}/", n + 1))
+            .unwrap_or_else(|| panic!("{url} for {id}"));
+        assert!(!rest.is_empty() && !rest.contains('/'), "{url}");
+    }
+    assert!(!message.to_string().contains(&inbox.token));
+}
 
 // ---- Channels that are down ----
 
@@ -706,7 +740,7 @@ fn an_email_arrives_with_the_question_and_its_options() {
         body.starts_with("Deploy where?\r\n   1) staging\r\n   2) production\r\n   3) both\r\n"),
         "{body}"
     );
-    email_link_checks(&inbox, &id, body);
+    let _link = email_link_checks(&inbox, &id, body);
     assert_eq!(
         run(dir.path(), &["inbox", "answer", &id, "--reply", "3"]).0,
         0
@@ -835,8 +869,20 @@ fn an_email_goes_over_starttls_when_the_server_offers_it() {
     inbox.stop();
 }
 
-/// Following the email's link, once one-question links exist.
-fn email_link_checks(_inbox: &Inbox, _id: &str, _body: &str) {}
+/// The email's link: the question's one-question link on the inbox's own
+/// address, and no token anywhere in the message. Returns the link.
+fn email_link_checks(inbox: &Inbox, _id: &str, body: &str) -> String {
+    assert!(!body.contains(&inbox.token));
+    let link = body
+        .lines()
+        .find_map(|line| line.strip_prefix("Answer: "))
+        .unwrap_or_else(|| panic!("no link in {body}"));
+    assert!(
+        link.starts_with(&format!("http://127.0.0.1:{}/l/", inbox.port)),
+        "{link}"
+    );
+    link.to_string()
+}
 
 /// A plain SMTP server past loopback is refused when it offers no
 /// STARTTLS; here, a server on loopback that stops answering is retried.
