@@ -14,6 +14,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tokio::sync::{broadcast, watch};
 
+mod links;
+
+pub use links::LinkTarget;
+
 use super::links::LinkKey;
 use super::metrics::{AskingFace, Metrics, StoreGauges};
 use super::store::{
@@ -316,9 +320,7 @@ impl Hub {
         let mut state = self.state();
         self.load(&mut state, question_id).ok()?;
         let open = state.open.get(question_id)?;
-        let end = open
-            .expires_at
-            .unwrap_or_else(|| store::now_ms().saturating_add(millis(self.retention)));
+        let end = open.expires_at.unwrap_or_else(|| self.retention_end());
         u64::try_from(end).ok()
     }
 
@@ -1080,6 +1082,9 @@ fn already_decided(id: &str, decision: &Decision) -> AskError {
     let how = match (decision.outcome, decision.face) {
         (Outcome::Answered, Face::Page) => "answered in the page",
         (Outcome::Answered, Face::Cli) => "answered from a terminal (inbox answer)",
+        (Outcome::Answered, Face::Link) => "answered through its one-question link",
+        (Outcome::Answered, Face::Ntfy) => "answered from an ntfy notification",
+        (Outcome::Answered, Face::Matrix) => "answered in a Matrix room",
         (Outcome::Answered, _) => "answered by its asker",
         (Outcome::Declined, _) => "declined in the page",
         (Outcome::Cancelled, Face::Cli) => "cancelled from a terminal (inbox cancel)",

@@ -11,6 +11,7 @@ pub mod asker;
 pub mod channels;
 pub mod client;
 pub mod hub;
+pub mod link_routes;
 pub mod links;
 pub mod listen;
 pub mod metrics;

@@ -23,6 +23,7 @@
 //! | `GET /metrics` | Prometheus | the counts, in its text format ([`super::metrics`]) |
 //! | `GET /healthz` | load balancers | 200 `{"status":"ok"}` while the process serves; no token |
 //! | `GET /readyz` | load balancers | 200 `{"status":"ready",…}`, or 503 while the store is unreachable (`unready`) or the replica stops (`draining`); no token |
+//! | `GET /l/CAP`, `POST /l/CAP`, `POST /l/CAP/choose/OPTION/SIG` | a notification's link | one question, by the capability in the path, without the token ([`super::link_routes`]) |
 //! | `POST /mcp` | MCP clients | MCP over Streamable HTTP ([`crate::mcp::http`]); GET and DELETE: 405; the token as a bearer only (`?token=`: 400) |
 //!
 //! `/mcp` alone takes POSTs without an `Origin` (MCP clients are not
@@ -89,6 +90,11 @@ impl App for Inbox {
     async fn respond(&self, request: Request) -> Reply {
         let method = request.method().clone();
         let path = request.path().to_string();
+        // One-question links: the capability in the path is the key; a
+        // request without a token is never taken for the owner's.
+        if super::link_routes::is_link_path(&path) {
+            return super::link_routes::respond(&self.hub, request).await;
+        }
         // Only /healthz and /readyz are reached without a token (the server's
         // `tokenless`); they say nothing about any question.
         let holder = request.holder().cloned().unwrap_or(Holder::Owner);
@@ -161,8 +167,14 @@ impl App for Inbox {
         matches!(path, "/healthz" | "/readyz")
     }
 
+    fn capability(&self, path: &str) -> bool {
+        super::link_routes::is_link_path(path)
+    }
+
     fn origins(&self, path: &str) -> Origins {
-        if path == crate::mcp::http::PATH && self.mcp.is_some() {
+        // An ntfy action button posts from ntfy's app or server: no Origin.
+        let button = super::link_routes::is_link_path(path) && path.contains("/choose/");
+        if button || (path == crate::mcp::http::PATH && self.mcp.is_some()) {
             Origins::WhenPresent
         } else {
             Origins::Required
@@ -545,7 +557,7 @@ const RETRY_AFTER_SECS: &str = "1";
 
 /// An error document with the status that fits its code. `NO_INBOX` is a
 /// replica that stops (the drain): 503, and when to try again.
-fn error_reply(err: &AskError) -> Reply {
+pub(super) fn error_reply(err: &AskError) -> Reply {
     let status = match err {
         AskError::UnknownQuestion(_) => 404,
         AskError::AlreadyAnswered(_) => 409,

@@ -136,6 +136,15 @@ pub trait App: Send + Sync + 'static {
     fn tokenless(&self, _path: &str) -> bool {
         false
     }
+
+    /// Whether this route is reached by a capability in its path instead of
+    /// the token (the inbox's one-question links, `/l/…`): any method, our
+    /// Host, and for POSTs the Origin rule of [`App::origins`] and JSON.
+    /// Such requests count toward the tokenless limit, as token guesses do
+    /// (the app checks the capability), and never prove their connection.
+    fn capability(&self, _path: &str) -> bool {
+        false
+    }
 }
 
 /// A bound, not yet serving, server.
@@ -552,7 +561,9 @@ async fn handle<A: App>(
 /// 4. `/.well-known/…`: 404, with or without the token.
 /// 5. A GET of one of the app's tokenless routes passes without the token
 ///    (`Ok(None)`: nobody proven).
-/// 6. POSTs: the page's own Origin (403; for some routes only when one is
+/// 6. A request to one of the app's capability routes passes without the
+///    token, a POST after the Origin and JSON checks (`Ok(None)`).
+/// 7. POSTs: the page's own Origin (403; for some routes only when one is
 ///    sent) and JSON (415).
 fn admit<A: App>(
     shared: &Shared<A>,
@@ -575,6 +586,12 @@ fn admit<A: App>(
         && parts.method == http::Method::GET
         && shared.app.tokenless(parts.uri.path())
     {
+        return Ok(None);
+    }
+    if proof == Err(Rejection::BadToken) && shared.app.capability(parts.uri.path()) {
+        shared
+            .guard
+            .check_post_with(parts, shared.app.origins(parts.uri.path()))?;
         return Ok(None);
     }
     let holder = proof?;

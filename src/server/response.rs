@@ -128,6 +128,13 @@ impl Reply {
     }
 
     /// Closes the connection once this response is sent.
+    /// The same reply with another status (a page that says a link is
+    /// closed: 410).
+    pub fn with_status(mut self, status: u16) -> Self {
+        self.status = status;
+        self
+    }
+
     pub fn closing(mut self) -> Self {
         self.close = true;
         self
