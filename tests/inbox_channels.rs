@@ -432,6 +432,11 @@ fn link_checks(inbox: &Inbox, id: &str, message: &Value) {
         assert_eq!(action["action"], "http");
         assert_eq!(action["label"], label);
         assert_eq!(action["method"], "POST");
+        assert_eq!(
+            action["headers"],
+            serde_json::json!({"Content-Type": "application/json"})
+        );
+        assert_eq!(action["body"], "{}");
         assert_eq!(action["clear"], true);
         let url = action["url"].as_str().unwrap();
         let rest = url
@@ -440,6 +445,113 @@ fn link_checks(inbox: &Inbox, id: &str, message: &Value) {
         assert!(!rest.is_empty() && !rest.contains('/'), "{url}");
     }
     assert!(!message.to_string().contains(&inbox.token));
+}
+
+// ---- ntfy's buttons answer through the inbox ----
+
+/// POSTs `url` as ntfy's app does for our `http` action: its method, its
+/// headers and its body, no Origin, no token.
+fn press(inbox: &Inbox, url: &str) -> common::page::Response {
+    let path = url
+        .strip_prefix(&format!("http://127.0.0.1:{}", inbox.port))
+        .unwrap_or_else(|| panic!("{url}"));
+    inbox.send(
+        "POST",
+        path,
+        &[
+            ("Host", &inbox.host()),
+            ("User-Agent", "ntfy"),
+            ("Content-Type", "application/json"),
+        ],
+        b"{}",
+    )
+}
+
+/// A button's URL with its option or its signature changed.
+fn tampered(url: &str, option: Option<&str>, signature: Option<&str>) -> String {
+    let (head, sig) = url.rsplit_once('/').unwrap();
+    let (head, opt) = head.rsplit_once('/').unwrap();
+    format!(
+        "{head}/{}/{}",
+        option.unwrap_or(opt),
+        signature.unwrap_or(sig)
+    )
+}
+
+fn the_ntfy_buttons_answer_a_three_option_question_once() {
+    let dir = state();
+    let ntfy = Receiver::start(Mode::Ok);
+    let inbox = Inbox::start_with(
+        dir.path(),
+        &[
+            "--port",
+            "0",
+            "--notify-to",
+            &format!("ntfy={}", ntfy.url("/topic")),
+        ],
+    );
+    let asker = ask_promptly(dir.path(), DEPLOY);
+    let id = asker.id.clone();
+    let message = ntfy.wait_for(1, "the ntfy publish")[0].json();
+    let buttons: Vec<String> = message["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["url"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(buttons.len(), 3);
+    // Option 2's signature on option 3's URL, a changed signature, another
+    // question's id: refused, and the question still pending.
+    let other_option = tampered(&buttons[1], Some("3"), None);
+    let (_, sig) = buttons[1].rsplit_once('/').unwrap();
+    let mut flipped: Vec<char> = sig.chars().collect();
+    flipped[0] = if flipped[0] == 'A' { 'B' } else { 'A' };
+    let flipped: String = flipped.into_iter().collect();
+    let bad_signature = tampered(&buttons[1], None, Some(&flipped));
+    for url in [&other_option, &bad_signature] {
+        let response = press(&inbox, url);
+        assert!(
+            (400..500).contains(&response.status),
+            "{url}: {} {}",
+            response.status,
+            response.body
+        );
+        assert_eq!(inbox.ids(), std::slice::from_ref(&id));
+    }
+    // The real button: the asker gets option 2.
+    let response = press(&inbox, &buttons[1]);
+    assert!(
+        (200..300).contains(&response.status),
+        "{} {}",
+        response.status,
+        response.body
+    );
+    let (code, answer) = asker.finish();
+    assert_eq!(code, 0);
+    assert_eq!(answer["answers"][0]["optionIds"], serde_json::json!(["2"]));
+    assert_eq!(
+        answer["answers"][0]["values"],
+        serde_json::json!(["production"])
+    );
+    // Replayed, and another button after the answer: refused, nothing changes.
+    for url in [&buttons[1], &buttons[0]] {
+        let response = press(&inbox, url);
+        assert!(
+            (400..500).contains(&response.status),
+            "{url}: {}",
+            response.status
+        );
+    }
+    let (code, history) = run(dir.path(), &["inbox", "history"]);
+    assert_eq!(code, 0);
+    let entry: Value = serde_json::from_str(history.lines().next().unwrap()).unwrap();
+    assert_eq!(entry["inboxId"], id.as_str());
+    assert_eq!(entry["outcome"], "answered");
+    assert_eq!(
+        entry["answer"]["answers"][0]["optionIds"],
+        serde_json::json!(["2"])
+    );
+    inbox.stop();
 }
 
 // ---- Channels that are down ----
@@ -703,7 +815,7 @@ fn the_message(outdir: &std::path::Path) -> String {
     std::fs::read_to_string(path).unwrap()
 }
 
-fn an_email_arrives_with_the_question_and_its_options() {
+fn an_email_arrives_and_its_link_answers_the_question() {
     let python = smtp_python();
     let outdir = tempfile::tempdir().unwrap();
     let (_server, port) = smtp_server(&python, outdir.path(), None);
@@ -937,8 +1049,9 @@ common::harness::main!(
     each_kind_sends_its_documented_request,
     a_channel_that_is_down_costs_the_ask_nothing_is_retried_and_counted,
     a_permanent_refusal_is_not_retried_and_is_counted_as_dropped,
+    the_ntfy_buttons_answer_a_three_option_question_once,
     bad_notify_to_values_are_usage_errors_naming_the_problem,
-    an_email_arrives_with_the_question_and_its_options,
+    an_email_arrives_and_its_link_answers_the_question,
     an_smtp_server_that_is_down_is_retried,
     an_email_goes_over_starttls_when_the_server_offers_it,
 );

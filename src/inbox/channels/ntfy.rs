@@ -4,7 +4,9 @@
 //! server's root. A click opens the one-question link. A lone single-select
 //! question of at most three options (ntfy shows at most three action
 //! buttons) gets one `http` action per option: a POST to that option's
-//! signed choose URL (https://docs.ntfy.sh/publish/#send-http-request),
+//! signed choose URL (https://docs.ntfy.sh/publish/#send-http-request;
+//! with `Content-Type: application/json` and `{}` as its body, as the
+//! inbox takes POSTs),
 //! which answers the question from the notification. Otherwise one `view`
 //! action opens the link.
 //!
@@ -85,6 +87,12 @@ impl Ntfy {
                 label: &choice.label,
                 url: &choice.url,
                 method: Some("POST"),
+                // The inbox takes JSON POSTs only; the choose route reads
+                // an empty object.
+                headers: Some(JsonHeaders {
+                    content_type: "application/json",
+                }),
+                body: Some("{}"),
                 clear: true,
             })
             .collect();
@@ -96,6 +104,8 @@ impl Ntfy {
                 label: "Answer",
                 url: link,
                 method: None,
+                headers: None,
+                body: None,
                 clear: false,
             });
         }
@@ -129,9 +139,20 @@ pub struct Action<'a> {
     pub url: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub method: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub headers: Option<JsonHeaders>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body: Option<&'static str>,
     /// Dismiss the notification once pressed.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub clear: bool,
+}
+
+/// An `http` action's headers.
+#[derive(Debug, Serialize)]
+pub struct JsonHeaders {
+    #[serde(rename = "Content-Type")]
+    pub content_type: &'static str,
 }
 
 /// The questions and their options (the title carries the headline; the

@@ -209,7 +209,7 @@ fn the_ntfy_message_is_ntfys_json_with_http_actions() {
     assert_eq!(actions.len(), 3);
     assert_eq!(
         actions[0],
-        serde_json::json!({"action":"http","label":"staging","url":"https://inbox.example/l/cap-ab12cd34/choose/1/sig","method":"POST","clear":true})
+        serde_json::json!({"action":"http","label":"staging","url":"https://inbox.example/l/cap-ab12cd34/choose/1/sig","method":"POST","headers":{"Content-Type":"application/json"},"body":"{}","clear":true})
     );
     // Without buttons: one view action to the link.
     let q = question(r#"{"question":"Name?","type":"text"}"#);
