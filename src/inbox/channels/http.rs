@@ -297,6 +297,83 @@ mod tests {
         assert_eq!(Target::parse("http://h?q").unwrap().path, "/?q");
     }
 
+    /// A server that answers every request with `status` (or never, for 0).
+    async fn answering(status: u16) -> Target {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            loop {
+                let Ok((mut stream, _)) = listener.accept().await else {
+                    return;
+                };
+                tokio::spawn(async move {
+                    let mut buffer = [0; 4096];
+                    let _ = stream.read(&mut buffer).await;
+                    if status == 0 {
+                        tokio::time::sleep(Duration::from_secs(60)).await;
+                        return;
+                    }
+                    // A long body: only its start is kept.
+                    let body = "x".repeat(100_000);
+                    let head = format!(
+                        "HTTP/1.1 {status} S\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                        body.len()
+                    );
+                    let _ = stream.write_all(head.as_bytes()).await;
+                    let _ = stream.write_all(body.as_bytes()).await;
+                });
+            }
+        });
+        Target::parse(&format!("http://127.0.0.1:{port}/p")).unwrap()
+    }
+
+    #[test]
+    fn statuses_are_delivered_transient_or_permanent() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let post = |target: Target, timeout: Duration| async move {
+                send(&target, Method::POST, &[], b"{}".to_vec(), timeout).await
+            };
+            let second = Duration::from_secs(5);
+            let reply = post(answering(200).await, second).await.unwrap();
+            assert_eq!((reply.status, reply.body.len()), (200, MAX_REPLY_BYTES));
+            for status in [500, 503, 408, 429] {
+                let failed = post(answering(status).await, second).await;
+                assert!(
+                    matches!(&failed, Err(DeliveryError::Transient(why)) if why.starts_with(&format!("HTTP {status}: xxx"))),
+                    "{status}: {failed:?}"
+                );
+            }
+            for status in [400, 401, 404, 410] {
+                let failed = post(answering(status).await, second).await;
+                assert!(
+                    matches!(&failed, Err(DeliveryError::Permanent(why)) if why.len() < 300),
+                    "{status}: {failed:?}"
+                );
+            }
+            let stalled = post(answering(0).await, Duration::from_millis(200)).await;
+            assert!(
+                matches!(&stalled, Err(DeliveryError::Transient(why)) if why == "no response within 0.2 s"),
+                "{stalled:?}"
+            );
+            // Nothing listens (the port was free a moment ago): transient.
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap()
+                .port();
+            let target = Target::parse(&format!("http://127.0.0.1:{port}/")).unwrap();
+            assert!(matches!(
+                post(target, second).await,
+                Err(DeliveryError::Transient(_))
+            ));
+        });
+    }
+
     #[test]
     fn bad_targets_are_refused_with_why() {
         for (bad, why) in [
