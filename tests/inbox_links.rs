@@ -15,6 +15,8 @@ use serde_json::{Value, json};
 
 use ask_user::inbox::links::{self, LinkKey};
 use ask_user::inbox::store::{self, Location};
+use common::browser::browser_at;
+use common::clients::chromium;
 use common::harness;
 use common::inbox::{Asker, Inbox, command, state};
 use common::page::Response;
@@ -33,6 +35,8 @@ common::harness::main!(
     a_device_token_with_the_link_names_the_device_in_history,
     guesses_are_limited_and_the_token_holder_still_gets_through,
     a_link_issued_by_one_replica_is_honoured_by_the_other,
+    a_link_is_answered_in_a_real_browser,
+    a_link_still_needs_the_inbox_host_and_a_posts_origin_and_json,
 );
 
 fn now() -> u64 {
@@ -345,7 +349,7 @@ fn the_choose_route_answers_with_a_signed_option_and_refuses_a_tampered_one() {
     let replay = button(&inbox, &path, "{}");
     let (status, code, _) = error(&replay);
     assert_eq!((status, code.as_str()), (409, "ALREADY_ANSWERED"));
-    assert_eq!(history(&inbox)[0]["face"], "link");
+    assert_eq!(history(&inbox)[0]["face"], "ntfy");
     drop(two);
     inbox.stop();
 }
@@ -443,4 +447,83 @@ fn a_link_issued_by_one_replica_is_honoured_by_the_other() {
     std::thread::sleep(Duration::from_millis(10));
     a.stop();
     b.stop();
+}
+
+fn a_link_is_answered_in_a_real_browser() {
+    const SCENARIO: &str = "link-answer";
+    let chromium = chromium(&["playwright-core"]);
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let asker = Asker::ask(dir.path(), DATABASE, &[]);
+    let capability = sqlite_key(dir.path()).issue(&asker.id, now() + 600_000);
+    let url = format!("http://{}/l/{capability}", inbox.host());
+    let browser = browser_at(&chromium, SCENARIO, &url);
+    browser.wait().assert_passed(SCENARIO);
+    let (code, out) = asker.finish();
+    assert_eq!(code, 0);
+    assert_eq!(out["answers"][0]["values"], json!(["SQLite"]), "{out}");
+    assert_eq!(history(&inbox)[0]["face"], "link");
+    inbox.stop();
+}
+
+fn a_link_still_needs_the_inbox_host_and_a_posts_origin_and_json() {
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let asker = Asker::ask(dir.path(), DATABASE, &[]);
+    let capability = sqlite_key(dir.path()).issue(&asker.id, now() + 600_000);
+    let path = format!("/l/{capability}");
+    let host = inbox.host();
+    let origin = format!("http://{host}");
+    // DNS rebinding: another Host, 403 before the capability is looked at.
+    let rebound = inbox.send("GET", &path, &[("Host", "evil.example")], b"");
+    assert_eq!(rebound.status, 403, "{}", rebound.body);
+    // A POST from another origin, or none (but on a button's route): 403.
+    for origin in [None, Some("http://evil.example")] {
+        let mut headers = vec![
+            ("Host", host.as_str()),
+            ("Content-Type", "application/json"),
+        ];
+        if let Some(origin) = origin {
+            headers.push(("Origin", origin));
+        }
+        let refused = inbox.send("POST", &path, &headers, first_option().as_bytes());
+        assert_eq!(refused.status, 403, "{origin:?}: {}", refused.body);
+        assert!(
+            refused
+                .body
+                .contains("answers are accepted only from the page itself")
+        );
+    }
+    // Not JSON: 415 (a form post from another site cannot be made to look like one).
+    let form = inbox.send(
+        "POST",
+        &path,
+        &[
+            ("Host", host.as_str()),
+            ("Origin", origin.as_str()),
+            ("Content-Type", "text/plain"),
+        ],
+        first_option().as_bytes(),
+    );
+    assert_eq!(form.status, 415, "{}", form.body);
+    // A button from another origin: 403 too (it may omit the Origin, not fake one).
+    let key = sqlite_key(dir.path());
+    let signature = key.sign_choice(&asker.id, "1", key.open(&capability, now()).unwrap().1);
+    let button = inbox.send(
+        "POST",
+        &links::choice_url("", &capability, "1", &signature),
+        &[
+            ("Host", host.as_str()),
+            ("Origin", "http://evil.example"),
+            ("Content-Type", "application/json"),
+        ],
+        b"",
+    );
+    assert_eq!(button.status, 403, "{}", button.body);
+    // A method the routes do not take.
+    let put = inbox.send("PUT", &path, &[("Host", host.as_str())], b"");
+    assert_eq!(put.status, 405, "{}", put.body);
+    assert_eq!(inbox.ids(), vec![asker.id.clone()], "nothing answered");
+    drop(asker);
+    inbox.stop();
 }

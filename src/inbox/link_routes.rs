@@ -288,7 +288,7 @@ fn answer(hub: &Hub, capability: &str, body: &[u8], device: Option<&str>) -> Rep
         Ok(submission) => submission,
         Err(err) => return reply(hub, &err, false),
     };
-    decided(hub, &id, Action::Submit(submission), device)
+    decided(hub, &id, Action::Submit(submission), Face::Link, device)
 }
 
 fn choose(
@@ -345,7 +345,8 @@ fn choose(
             ..PostedAnswer::default()
         }],
     };
-    decided(hub, &id, Action::Submit(submission), device)
+    // Only an ntfy notification's action button posts here.
+    decided(hub, &id, Action::Submit(submission), Face::Ntfy, device)
 }
 
 #[derive(serde::Deserialize)]
@@ -354,8 +355,8 @@ struct Nothing {}
 
 /// The hub's decision through a link: 200 with the answer document's
 /// outcome, 409 `ALREADY_ANSWERED` when it was closed first.
-fn decided(hub: &Hub, id: &str, action: Action, device: Option<&str>) -> Reply {
-    match hub.decide_as(id, action, Face::Link, device) {
+fn decided(hub: &Hub, id: &str, action: Action, face: Face, device: Option<&str>) -> Reply {
+    match hub.decide_as(id, action, face, device) {
         Ok(_) => Reply::json(200, &Done { status: "answered" }),
         Err(err) => reply(hub, &err, false),
     }

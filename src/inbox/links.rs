@@ -409,6 +409,23 @@ mod tests {
     }
 
     #[test]
+    fn an_option_id_past_the_limit_is_refused_before_any_work() {
+        let key = key();
+        let long = "o".repeat(MAX_OPTION_ID + 1);
+        let signature = key.sign_choice("abcdefgh", &long, NOW + 1000);
+        assert_eq!(
+            key.verify_choice("abcdefgh", &long, NOW + 1000, &signature, NOW),
+            Err(LinkError::Malformed)
+        );
+        let longest = "o".repeat(MAX_OPTION_ID);
+        let signature = key.sign_choice("abcdefgh", &longest, NOW + 1000);
+        assert_eq!(
+            key.verify_choice("abcdefgh", &longest, NOW + 1000, &signature, NOW),
+            Ok(())
+        );
+    }
+
+    #[test]
     fn a_capability_tag_is_not_a_choice_signature() {
         let key = key();
         let capability = key.issue("abcdefgh", NOW + 1000);

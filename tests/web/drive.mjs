@@ -19,6 +19,17 @@ const [scenario, urlFile, png] = process.argv.slice(2);
 const require = createRequire(import.meta.url);
 
 const scenarios = {
+  // A one-question link (tests/inbox_links.rs): the page opens without a
+  // token, shows that one question, and answers it with the second option.
+  async "link-answer"(page) {
+    await expectText(page, "#title", "A question for you");
+    await expectText(page, "#q0 legend .text", "Which database?");
+    await page.check("#q0-o2");
+    await page.click("#submit");
+    await page.waitForSelector('body[data-state="answered"]');
+    await expectText(page, "#final-title", "Answer sent");
+  },
+
   // A single select, a multi select with Other, a text and a confirm in one form;
   // the first submission leaves the text empty and must be refused beside it.
   async "every-kind"(page) {
