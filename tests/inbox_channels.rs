@@ -547,6 +547,8 @@ fn the_ntfy_buttons_answer_a_three_option_question_once() {
     let entry: Value = serde_json::from_str(history.lines().next().unwrap()).unwrap();
     assert_eq!(entry["inboxId"], id.as_str());
     assert_eq!(entry["outcome"], "answered");
+    // An answer by a button is named for ntfy in history.
+    assert_eq!(entry["face"], "ntfy");
     assert_eq!(
         entry["answer"]["answers"][0]["optionIds"],
         serde_json::json!(["2"])
