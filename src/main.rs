@@ -257,8 +257,15 @@ fn inbox(args: InboxArgs) -> i32 {
                 Ok(exposure) => exposure,
                 Err(message) => return usage_error("inbox", &message),
             };
+            let env = |name: &str| std::env::var(name).ok();
+            let channels = match ask_user::inbox::channels::resolve(&args.notify_to, &env) {
+                Ok(channels) => channels,
+                Err(message) => return usage_error("inbox", &message),
+            };
             let options = ask_user::inbox::ServeOptions {
                 exposure,
+                channels,
+                notify_timeout: args.notify_timeout,
                 open_browser: args.open,
                 new_token: args.new_token,
                 asker_grace: args.asker_grace,

@@ -87,6 +87,12 @@ struct Counts {
     latency_buckets: [u64; LATENCY_BUCKETS_MS.len()],
     latency_count: u64,
     latency_sum_ms: u64,
+    /// `--notify-to`: delivered notices, by channel kind.
+    notify_delivered: BTreeMap<&'static str, u64>,
+    /// Failed attempts, by (channel kind, transient or permanent).
+    notify_failures: BTreeMap<(&'static str, &'static str), u64>,
+    /// Notices given up on (a full queue, a permanent failure), by channel kind.
+    notify_dropped: BTreeMap<&'static str, u64>,
 }
 
 impl Metrics {
@@ -130,6 +136,25 @@ impl Metrics {
     /// A request the inbox refused with an error document of `code`.
     pub fn error(&self, code: &'static str) {
         *self.counts().errors.entry(code).or_default() += 1;
+    }
+
+    /// A `--notify-to` channel delivered a notice.
+    pub fn notify_delivered(&self, channel: &'static str) {
+        *self.counts().notify_delivered.entry(channel).or_default() += 1;
+    }
+
+    /// An attempt to deliver failed (`reason`: transient or permanent).
+    pub fn notify_failed(&self, channel: &'static str, reason: &'static str) {
+        *self
+            .counts()
+            .notify_failures
+            .entry((channel, reason))
+            .or_default() += 1;
+    }
+
+    /// `n` notices were given up on.
+    pub fn notify_dropped(&self, channel: &'static str, n: u64) {
+        *self.counts().notify_dropped.entry(channel).or_default() += n;
     }
 
     /// `store`, with each call timed into `mcp_store_latency_ms`.
@@ -225,6 +250,42 @@ impl Metrics {
             "mcp_question_latency_ms_sum {}\nmcp_question_latency_ms_count {}",
             counts.latency_sum_ms, counts.latency_count
         );
+        header(
+            &mut text,
+            "mcp_notify_delivered_total",
+            "counter",
+            "Notices a --notify-to channel delivered, by channel kind.",
+        );
+        for (channel, n) in &counts.notify_delivered {
+            let _ = writeln!(
+                text,
+                "mcp_notify_delivered_total{{channel=\"{channel}\"}} {n}"
+            );
+        }
+        header(
+            &mut text,
+            "mcp_notify_failures_total",
+            "counter",
+            "Failed --notify-to delivery attempts, by channel kind and reason (transient: retried; permanent: not).",
+        );
+        for ((channel, reason), n) in &counts.notify_failures {
+            let _ = writeln!(
+                text,
+                "mcp_notify_failures_total{{channel=\"{channel}\",reason=\"{reason}\"}} {n}"
+            );
+        }
+        header(
+            &mut text,
+            "mcp_notify_dropped_total",
+            "counter",
+            "Notices a --notify-to channel gave up on (its queue full, or a permanent failure), by channel kind.",
+        );
+        for (channel, n) in &counts.notify_dropped {
+            let _ = writeln!(
+                text,
+                "mcp_notify_dropped_total{{channel=\"{channel}\"}} {n}"
+            );
+        }
         text
     }
 }
@@ -489,6 +550,29 @@ fn header(text: &mut String, name: &str, kind: &str, help: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn notify_deliveries_failures_and_drops_by_channel() {
+        let metrics = Metrics::default();
+        metrics.notify_delivered("ntfy");
+        metrics.notify_failed("webhook", "transient");
+        metrics.notify_failed("webhook", "transient");
+        metrics.notify_failed("email", "permanent");
+        metrics.notify_dropped("email", 1);
+        metrics.notify_dropped("webhook", 3);
+        let text = metrics.render(&SQLITE);
+        for line in [
+            "# TYPE mcp_notify_delivered_total counter",
+            "mcp_notify_delivered_total{channel=\"ntfy\"} 1",
+            "# TYPE mcp_notify_failures_total counter",
+            "mcp_notify_failures_total{channel=\"webhook\",reason=\"transient\"} 2",
+            "mcp_notify_failures_total{channel=\"email\",reason=\"permanent\"} 1",
+            "mcp_notify_dropped_total{channel=\"email\"} 1",
+            "mcp_notify_dropped_total{channel=\"webhook\"} 3",
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line} not in\n{text}");
+        }
+    }
 
     #[test]
     fn counts_and_a_cumulative_histogram() {

@@ -8,6 +8,7 @@
 //! - [`client`] and [`asker`]: the other side, for askers and the CLI verbs.
 
 pub mod asker;
+pub mod channels;
 pub mod client;
 pub mod hub;
 pub mod listen;
@@ -65,6 +66,10 @@ pub struct ServeOptions {
     pub retention: Duration,
     /// `--notify`: a command run for each new question.
     pub notify: Option<notify::Notify>,
+    /// `--notify-to`: channels told of each new question (and some of each close).
+    pub channels: Vec<channels::Channel>,
+    /// Each `--notify-to` delivery attempt's time limit (`--notify-timeout`).
+    pub notify_timeout: Duration,
     /// `--store` / `ASK_USER_STORE`: where questions are kept (`None`: the
     /// state folder's `inbox.sqlite3`).
     pub store: Option<Location>,
@@ -215,6 +220,17 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
         let announce = options
             .notify
             .map(|command| notify::announce(command, hub.changes()));
+        let deliveries = (!options.channels.is_empty()).then(|| {
+            channels::deliver_all(
+                options.channels,
+                Arc::clone(&hub),
+                Arc::new(channels::HubLinks(Arc::clone(&hub))),
+                channels::Context {
+                    timeout: options.notify_timeout,
+                    source: exposure.page_base(port),
+                },
+            )
+        });
         async move {
             let mut sweep = tokio::time::interval(SWEEP_EVERY);
             let mut reread = tokio::time::interval(TOKENS_EVERY);
@@ -233,6 +249,13 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
                 // Never ends the inbox, even if the announcing stops.
                 () = async {
                     if let Some(run) = announce {
+                        run.await;
+                    }
+                    std::future::pending::<()>().await
+                } => {}
+                // Nor the deliveries.
+                () = async {
+                    if let Some(run) = deliveries {
                         run.await;
                     }
                     std::future::pending::<()>().await

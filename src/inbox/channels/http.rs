@@ -1,0 +1,317 @@
+//! The channels' HTTP: one POST (or PUT) per attempt over hyper's client,
+//! `https://` through the askers' rustls connector (the system's roots,
+//! `SSL_CERT_FILE`), and the target URLs as `--notify-to` names them.
+//! No URL crate: a target is `scheme://host[:port]/path[?query]`, which is
+//! all a notification endpoint needs (userinfo and fragments are refused).
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{Method, Request, header};
+use http_body_util_lite::Whole;
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+
+use super::DeliveryError;
+
+/// Largest response body read back (errors are logged with its start).
+const MAX_REPLY_BYTES: usize = 64 * 1024;
+
+/// A parsed `http://` or `https://` URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub tls: bool,
+    /// As written (a name, an IPv4 address, or `[IPv6]`).
+    pub host: String,
+    pub port: u16,
+    /// From the first `/` on, with the query; `/` when empty.
+    pub path: String,
+}
+
+impl Target {
+    /// `text` as an `http://` or `https://` URL.
+    pub fn parse(text: &str) -> Result<Target, String> {
+        let (tls, rest) = if let Some(rest) = text.strip_prefix("https://") {
+            (true, rest)
+        } else if let Some(rest) = text.strip_prefix("http://") {
+            (false, rest)
+        } else {
+            return Err(format!("{text:?} is not an http:// or https:// URL"));
+        };
+        let (authority, path) = match rest.find(['/', '?']) {
+            Some(at) => (&rest[..at], &rest[at..]),
+            None => (rest, "/"),
+        };
+        let path = if path.starts_with('?') {
+            format!("/{path}")
+        } else {
+            path.to_string()
+        };
+        if path.contains('#') || path.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(format!(
+                "{text:?}: a notification URL has no fragment, space or control character"
+            ));
+        }
+        let (host, port) = split_authority(authority).map_err(|why| format!("{text:?}: {why}"))?;
+        Ok(Target {
+            tls,
+            host,
+            port: port.unwrap_or(if tls { 443 } else { 80 }),
+            path,
+        })
+    }
+
+    /// This machine only: an IP loopback address, or `localhost`.
+    pub fn is_loopback(&self) -> bool {
+        let bare = self.host.trim_start_matches('[').trim_end_matches(']');
+        bare.eq_ignore_ascii_case("localhost")
+            || bare.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    }
+
+    /// The Host header.
+    pub fn authority(&self) -> String {
+        let default = if self.tls { 443 } else { 80 };
+        if self.port == default {
+            self.host.clone()
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
+    }
+
+    /// `scheme://authority` (no path).
+    pub fn origin(&self) -> String {
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://{}", self.authority())
+    }
+
+    /// Where to connect.
+    pub fn dial(&self) -> (String, u16) {
+        let bare = self.host.trim_start_matches('[').trim_end_matches(']');
+        (bare.to_string(), self.port)
+    }
+}
+
+/// `host[:port]` (IPv6 in brackets); no userinfo.
+pub fn split_authority(authority: &str) -> Result<(String, Option<u16>), String> {
+    if authority.contains('@') {
+        return Err(
+            "credentials in the URL are refused (they would be on the command line)".into(),
+        );
+    }
+    let (host, port) = if authority.starts_with('[') {
+        let end = authority.find(']').ok_or("an IPv6 address without its ]")?;
+        let (host, after) = authority.split_at(end + 1);
+        match after.strip_prefix(':') {
+            Some(port) => (host, Some(port)),
+            None if after.is_empty() => (host, None),
+            None => return Err("text after the IPv6 address".into()),
+        }
+    } else {
+        match authority.rsplit_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        }
+    };
+    if host.is_empty()
+        || !host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '[' | ']' | ':'))
+    {
+        return Err(format!("{host:?} is not a host name or address"));
+    }
+    let port = match port {
+        Some(port) => Some(
+            port.parse::<u16>()
+                .ok()
+                .filter(|&p| p != 0)
+                .ok_or_else(|| format!("{port:?} is not a port"))?,
+        ),
+        None => None,
+    };
+    Ok((host.to_string(), port))
+}
+
+/// A response's status and the start of its body.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub body: Vec<u8>,
+}
+
+/// One request: `method` to `target` with `headers` and `body`; the whole
+/// exchange (connect, TLS, response head and body) within `timeout`.
+/// A status other than 2xx is an error: 4xx but 408 and 429 permanent (the
+/// same request cannot succeed later), everything else transient.
+pub async fn send(
+    target: &Target,
+    method: Method,
+    headers: &[(&str, String)],
+    body: Vec<u8>,
+    timeout: Duration,
+) -> Result<Reply, DeliveryError> {
+    let exchange = async {
+        let transient = |e: &dyn std::fmt::Display| DeliveryError::Transient(e.to_string());
+        let stream = TcpStream::connect(target.dial())
+            .await
+            .map_err(|e| transient(&e))?;
+        let _ = stream.set_nodelay(true);
+        let mut request = Request::builder()
+            .method(method)
+            .uri(&target.path)
+            .header(header::HOST, target.authority())
+            .header(
+                header::USER_AGENT,
+                concat!("ask_user/", env!("CARGO_PKG_VERSION")),
+            );
+        for (name, value) in headers {
+            request = request.header(*name, value);
+        }
+        let request = request
+            .body(Whole(Some(Bytes::from(body))))
+            .map_err(|e| DeliveryError::Permanent(e.to_string()))?;
+        let response = if target.tls {
+            let connector = crate::server::tls::connector().map_err(DeliveryError::Permanent)?;
+            let name =
+                crate::server::tls::server_name(&target.host).map_err(DeliveryError::Permanent)?;
+            let stream = connector
+                .connect(name, stream)
+                .await
+                .map_err(|e| transient(&format!("TLS handshake failed ({e})")))?;
+            exchange_on(stream, request).await?
+        } else {
+            exchange_on(stream, request).await?
+        };
+        let (status, body) = response;
+        let reply = Reply { status, body };
+        if (200..300).contains(&status) {
+            Ok(reply)
+        } else {
+            let text = String::from_utf8_lossy(&reply.body);
+            let text = crate::sanitize::one_line(&text, 200);
+            let why = format!("HTTP {status}: {text}");
+            if (400..500).contains(&status) && status != 408 && status != 429 {
+                Err(DeliveryError::Permanent(why))
+            } else {
+                Err(DeliveryError::Transient(why))
+            }
+        }
+    };
+    tokio::time::timeout(timeout, exchange)
+        .await
+        .unwrap_or_else(|_| {
+            Err(DeliveryError::Transient(format!(
+                "no response within {} s",
+                timeout.as_secs_f64()
+            )))
+        })
+}
+
+async fn exchange_on<I>(io: I, request: Request<Whole>) -> Result<(u16, Vec<u8>), DeliveryError>
+where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    use http_body::Body as _;
+    let transient = |e: &dyn std::fmt::Display| DeliveryError::Transient(e.to_string());
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(io))
+        .await
+        .map_err(|e| transient(&e))?;
+    tokio::spawn(connection);
+    let response = sender
+        .send_request(request)
+        .await
+        .map_err(|e| transient(&e))?;
+    let status = response.status().as_u16();
+    let mut body = response.into_body();
+    let mut read = Vec::new();
+    while read.len() < MAX_REPLY_BYTES {
+        match std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await {
+            Some(Ok(frame)) => {
+                if let Ok(data) = frame.into_data() {
+                    read.extend_from_slice(&data);
+                }
+            }
+            Some(Err(e)) => return Err(transient(&e)),
+            None => break,
+        }
+    }
+    read.truncate(MAX_REPLY_BYTES);
+    Ok((status, read))
+}
+
+/// A whole request body in one frame (hyper needs a `Body`; the client's
+/// own is private to it).
+mod http_body_util_lite {
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    use bytes::Bytes;
+    use http_body::{Body, Frame, SizeHint};
+
+    pub struct Whole(pub Option<Bytes>);
+
+    impl Body for Whole {
+        type Data = Bytes;
+        type Error = std::convert::Infallible;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _cx: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+            Poll::Ready(self.0.take().map(|data| Ok(Frame::data(data))))
+        }
+
+        fn is_end_stream(&self) -> bool {
+            self.0.is_none()
+        }
+
+        fn size_hint(&self) -> SizeHint {
+            SizeHint::with_exact(self.0.as_ref().map_or(0, |b| b.len() as u64))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_are_read_with_their_defaults() {
+        let t = Target::parse("https://ntfy.sh/my-topic").unwrap();
+        assert_eq!(
+            (t.tls, t.host.as_str(), t.port, t.path.as_str()),
+            (true, "ntfy.sh", 443, "/my-topic")
+        );
+        assert_eq!(t.origin(), "https://ntfy.sh");
+        let t = Target::parse("http://127.0.0.1:8080").unwrap();
+        assert_eq!((t.port, t.path.as_str()), (8080, "/"));
+        assert!(t.is_loopback());
+        assert_eq!(t.authority(), "127.0.0.1:8080");
+        let t = Target::parse("http://[::1]:9/hook?x=1").unwrap();
+        assert_eq!(t.dial(), ("::1".to_string(), 9));
+        assert_eq!(t.path, "/hook?x=1");
+        assert!(t.is_loopback());
+        assert!(Target::parse("http://localhost/x").unwrap().is_loopback());
+        assert!(!Target::parse("http://10.0.0.1/x").unwrap().is_loopback());
+        assert!(!Target::parse("http://example.com/x").unwrap().is_loopback());
+        assert_eq!(Target::parse("http://h?q").unwrap().path, "/?q");
+    }
+
+    #[test]
+    fn bad_targets_are_refused_with_why() {
+        for (bad, why) in [
+            ("ftp://x/y", "not an http"),
+            ("https://user:pw@host/x", "credentials"),
+            ("https://host:0/x", "not a port"),
+            ("https://host:99999/x", "not a port"),
+            ("https:///x", "not a host"),
+            ("https://ho st/x", "not a host"),
+            ("https://host/x#frag", "fragment"),
+            ("https://host/a b", "fragment, space"),
+            ("http://[::1/x", "without its ]"),
+        ] {
+            let err = Target::parse(bad).unwrap_err();
+            assert!(err.contains(why), "{bad}: {err}");
+        }
+    }
+}
