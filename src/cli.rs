@@ -344,7 +344,7 @@ pub enum InboxVerb {
     /// Print one JSON line per decided question, the most recently decided first.
     #[command(
         after_help = "Each line: inboxId, source, askedAt, outcome (answered, declined, cancelled, dismissed,\n\
-        timed_out, asker_gone), face (page, cli, asker, inbox), decidedBy (a person token's name,\n\
+        timed_out, asker_gone), face (page, cli, asker, inbox, link, ntfy, matrix), decidedBy (a person token's name,\n\
         when one decided), decidedAt, question (its prompt\n\
         document), answer (the answer document its asker got). Nothing in it is ever rewritten.\n\
         Exit codes: 0 done, 1 error (NO_INBOX), 2 usage error."

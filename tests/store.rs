@@ -121,6 +121,8 @@ suite!(
     a_newer_schema_is_refused,
     who_asked_is_kept_and_written_once,
     named_tokens_are_kept_by_digest_once_per_name,
+    the_link_key_is_made_once_and_shared_by_replicas_opening_together,
+    the_faces_of_links_and_channels_are_stored_and_others_refused,
 );
 
 fn question(key: &str, asked_at: Millis) -> NewQuestion {
@@ -411,7 +413,7 @@ fn history_is_the_decided_questions_newest_first_and_write_once(place: &Place) {
 fn an_empty_store_is_created_at_the_current_schema(place: &Place) {
     let mut store = place.open();
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
-    assert_eq!(SCHEMA_VERSION, 4);
+    assert_eq!(SCHEMA_VERSION, 5);
     let kind = store.kind();
     assert_eq!(
         kind,
@@ -500,8 +502,74 @@ fn migrated_from(place: &Place, from: i64) {
             .add_token(&token("Ada", TokenRole::Person, 1))
             .unwrap()
     );
+    // Schema 5: a link key, the faces of links, and still the old rows'
+    // order and the database's refusal of an unknown face.
+    let key = store.link_key().unwrap();
+    assert_eq!(place.open().link_key().unwrap(), key);
+    let (id, _) = store.ask(&question("after", 9_000)).unwrap();
+    let by_link = decision(Outcome::Answered, Face::Link, r#"{"ok":true}"#);
+    assert_eq!(store.decide(&id, &by_link).unwrap(), Decided::Now);
+    let err = place
+        .raw(
+            "INSERT INTO questions (id, ask_key, input, prompt, asked_at, outcome, face,
+                 document, decided_at)
+                 VALUES ('ffffffff', 'f', '{}', '{}', 1, 'answered', 'phone', '{}', 2)",
+        )
+        .unwrap_err();
+    assert!(err.to_lowercase().contains("check"), "{err}");
     // Opening it again migrates nothing more.
     assert_eq!(place.open().schema_version().unwrap(), SCHEMA_VERSION);
+}
+
+fn the_link_key_is_made_once_and_shared_by_replicas_opening_together(place: &Place) {
+    let start = Arc::new(Barrier::new(4));
+    let replicas: Vec<_> = (0..4)
+        .map(|_| {
+            let mut own = place.open();
+            let start = Arc::clone(&start);
+            std::thread::spawn(move || {
+                start.wait();
+                own.link_key().unwrap()
+            })
+        })
+        .collect();
+    let keys: Vec<_> = replicas.into_iter().map(|r| r.join().unwrap()).collect();
+    assert!(keys.iter().all(|k| *k == keys[0]), "one key: {keys:?}");
+    assert_ne!(keys[0], [0; 32]);
+    // Kept: a restart reads the same one.
+    assert_eq!(place.open().link_key().unwrap(), keys[0]);
+}
+
+fn the_faces_of_links_and_channels_are_stored_and_others_refused(place: &Place) {
+    let mut store = place.open();
+    for (n, face) in [Face::Link, Face::Ntfy, Face::Matrix]
+        .into_iter()
+        .enumerate()
+    {
+        let (id, _) = store.ask(&question(&format!("f{n}"), 1_000)).unwrap();
+        let decided = Decision {
+            by: Some("Ada's phone".into()),
+            ..decision(Outcome::Answered, face, r#"{"ok":true}"#)
+        };
+        assert_eq!(store.decide(&id, &decided).unwrap(), Decided::Now);
+        assert_eq!(store.get(&id).unwrap().unwrap().decision, Some(decided));
+        assert_eq!(
+            kinds(store.events(&id).unwrap())
+                .last()
+                .unwrap()
+                .1
+                .as_deref(),
+            Some(format!("answered/{}", face.as_str()).as_str())
+        );
+    }
+    let (id, _) = store.ask(&question("bogus", 1_000)).unwrap();
+    let err = place
+        .raw(&format!(
+            "UPDATE questions SET outcome = 'answered', face = 'phone', document = '{{}}',
+                 decided_at = 1 WHERE id = '{id}'"
+        ))
+        .unwrap_err();
+    assert!(err.to_lowercase().contains("check"), "{err}");
 }
 
 fn a_newer_schema_is_refused(place: &Place) {
@@ -520,14 +588,14 @@ fn a_newer_schema_is_refused(place: &Place) {
             err,
             Error::NewerSchema {
                 found: 99,
-                known: 4
+                known: 5
             }
         ),
         "{err:?}"
     );
     assert!(
         err.to_string()
-            .contains("newer ask_user (schema 99, this one knows 4)"),
+            .contains("newer ask_user (schema 99, this one knows 5)"),
         "{err}"
     );
 }

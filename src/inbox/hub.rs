@@ -7,13 +7,14 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tokio::sync::{broadcast, watch};
 
+use super::links::LinkKey;
 use super::metrics::{AskingFace, Metrics, StoreGauges};
 use super::store::{
     self, Decided, Decision, Face, Millis, NewQuestion, Outcome, Source, Store, Stored,
@@ -99,7 +100,7 @@ pub struct HistoryEntry<'a> {
     #[serde(rename = "askedAt")]
     pub asked_at: String,
     pub outcome: &'static str,
-    /// Which face decided it: `page`, `cli`, `asker` or `inbox`.
+    /// Which face decided it: `page`, `cli`, `asker`, `inbox`, `link`, `ntfy` or `matrix`.
     pub face: &'static str,
     /// The person who decided it, by the name of their token (`--tokens`);
     /// absent when the inbox's own token (or no person) decided.
@@ -239,6 +240,11 @@ pub struct Hub {
     /// an outcome can be resumed after it was decided.
     retention: Duration,
     metrics: Metrics,
+    /// The key of one-question links (kept in the store: replicas share it).
+    link_key: LinkKey,
+    /// Where links point: the public URL, else the inbox's own (set once
+    /// the server is bound; [`Hub::link_for`] is `None` before).
+    link_base: OnceLock<String>,
 }
 
 struct State {
@@ -257,6 +263,7 @@ impl Hub {
     ) -> Result<Hub, AskError> {
         let metrics = Metrics::default();
         let mut store = metrics.timed(store);
+        let link_key = LinkKey::from_bytes(&store.link_key().map_err(store_error)?);
         let now = Instant::now();
         let mut open = HashMap::new();
         for stored in store.pending().map_err(store_error)? {
@@ -273,7 +280,46 @@ impl Hub {
             grace,
             retention,
             metrics,
+            link_key,
+            link_base: OnceLock::new(),
         })
+    }
+
+    /// The key of one-question links.
+    pub fn link_key(&self) -> &LinkKey {
+        &self.link_key
+    }
+
+    /// Sets where links point (once; later calls change nothing).
+    pub fn set_link_base(&self, base: String) {
+        let _ = self.link_base.set(base);
+    }
+
+    /// Where links point, once set.
+    pub fn link_base(&self) -> Option<&str> {
+        self.link_base.get().map(String::as_str)
+    }
+
+    /// The one-question link of pending question `id` (its full URL), good
+    /// until its deadline, else for the retention time from now; `None`
+    /// for a question that is not pending or before the base is set.
+    pub fn link_for(&self, question_id: &str) -> Option<String> {
+        let base = self.link_base()?;
+        let expires = self.link_expiry(question_id)?;
+        let capability = self.link_key.issue(question_id, expires);
+        Some(super::links::link_url(base, &capability))
+    }
+
+    /// When a link to pending question `id` made now expires: its deadline,
+    /// else the retention time from now; `None` when it is not pending.
+    pub fn link_expiry(&self, question_id: &str) -> Option<u64> {
+        let mut state = self.state();
+        self.load(&mut state, question_id).ok()?;
+        let open = state.open.get(question_id)?;
+        let end = open
+            .expires_at
+            .unwrap_or_else(|| store::now_ms().saturating_add(millis(self.retention)));
+        u64::try_from(end).ok()
     }
 
     fn state(&self) -> MutexGuard<'_, State> {

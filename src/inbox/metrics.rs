@@ -537,6 +537,10 @@ impl Store for Timed {
     fn remove_token(&mut self, name: &str) -> store::Result<bool> {
         self.store.remove_token(name)
     }
+
+    fn link_key(&mut self) -> store::Result<[u8; store::LINK_KEY_LEN]> {
+        self.store.link_key()
+    }
 }
 
 fn face_label(face: Option<AskingFace>) -> &'static str {

@@ -11,6 +11,7 @@ pub mod asker;
 pub mod channels;
 pub mod client;
 pub mod hub;
+pub mod links;
 pub mod listen;
 pub mod metrics;
 pub mod notify;
@@ -190,6 +191,8 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
         Some(acceptor) => server.with_tls(acceptor),
         None => server,
     };
+    // One-question links name the address people reach.
+    hub.set_link_base(exposure.page_base(port));
     let base = exposure.local_base(port);
     let pid = std::process::id();
     folder

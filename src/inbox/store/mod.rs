@@ -29,8 +29,10 @@ pub use self::sqlite::SqliteStore;
 
 /// The schema this code writes. 1: questions and events; 2: who decided
 /// (`decided_by`, a person's name); 3: who asked (`asked_by`, an asker
-/// token's name); 4: named tokens kept in the store (`inbox token add`).
-pub const SCHEMA_VERSION: i64 = 4;
+/// token's name); 4: named tokens kept in the store (`inbox token add`);
+/// 5: the key of one-question links (shared by replicas), and the faces
+/// `link`, `ntfy` and `matrix`.
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -154,6 +156,26 @@ pub trait Store: Send {
 
     /// Forgets the token of this name; false when there was none.
     fn remove_token(&mut self, name: &str) -> Result<bool>;
+
+    /// The key of one-question links ([`crate::inbox::links`]): the stored
+    /// one, else 32 new random bytes stored now. Get-or-create in one
+    /// statement's conflict rule, so that replicas starting together agree.
+    fn link_key(&mut self) -> Result<[u8; LINK_KEY_LEN]>;
+}
+
+/// Bytes of the links' key.
+pub const LINK_KEY_LEN: usize = crate::inbox::links::KEY_LEN;
+
+/// 32 random bytes for a store that has no link key yet.
+fn new_link_key() -> Result<[u8; LINK_KEY_LEN]> {
+    crate::inbox::links::LinkKey::random_bytes().map_err(Error::Random)
+}
+
+/// A stored link key, checked for its length.
+fn stored_link_key(bytes: &[u8]) -> Result<[u8; LINK_KEY_LEN]> {
+    bytes
+        .try_into()
+        .map_err(|_| Error::Corrupt(format!("a link key of {} bytes", bytes.len())))
 }
 
 /// A named token kept in the store (`ask_user inbox token add`): its role
@@ -271,6 +293,12 @@ pub enum Face {
     Asker,
     /// The inbox on its own (an asker that never came back).
     Inbox,
+    /// A one-question link (`/l/…`), opened from a notification.
+    Link,
+    /// An ntfy notification's action button (a signed choice).
+    Ntfy,
+    /// A reply in a Matrix room.
+    Matrix,
 }
 
 impl Face {
@@ -280,13 +308,24 @@ impl Face {
             Face::Cli => "cli",
             Face::Asker => "asker",
             Face::Inbox => "inbox",
+            Face::Link => "link",
+            Face::Ntfy => "ntfy",
+            Face::Matrix => "matrix",
         }
     }
 
     fn parse(text: &str) -> Option<Face> {
-        [Face::Page, Face::Cli, Face::Asker, Face::Inbox]
-            .into_iter()
-            .find(|f| f.as_str() == text)
+        [
+            Face::Page,
+            Face::Cli,
+            Face::Asker,
+            Face::Inbox,
+            Face::Link,
+            Face::Ntfy,
+            Face::Matrix,
+        ]
+        .into_iter()
+        .find(|f| f.as_str() == text)
     }
 }
 

@@ -28,7 +28,7 @@ use super::{
 
 /// Each schema version's step, applied in order. A step is never edited
 /// once released: a later change is a new step.
-const MIGRATIONS: [&str; 4] = [
+const MIGRATIONS: [&str; 5] = [
     // 1: questions and their event log, as in SQLite (`seq`: the order rows
     // were stored, SQLite's rowid).
     "
@@ -116,6 +116,17 @@ CREATE TABLE ask_user_tokens (
     digest   BYTEA NOT NULL UNIQUE CHECK (length(digest) = 32),
     added_at BIGINT NOT NULL
 );
+",
+    // 5: the key of one-question links (one row), and the faces link, ntfy
+    // and matrix.
+    "
+CREATE TABLE ask_user_link_key (
+    only_one BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (only_one),
+    key      BYTEA NOT NULL CHECK (length(key) = 32)
+);
+ALTER TABLE questions DROP CONSTRAINT questions_face_check;
+ALTER TABLE questions ADD CONSTRAINT questions_face_check
+    CHECK (face IN ('page','cli','asker','inbox','link','ntfy','matrix'));
 ",
 ];
 
@@ -533,6 +544,25 @@ impl Store for PostgresStore {
             notify(&mut tx, TOKENS_CHANGED)?;
             tx.commit().map_err(pg)?;
             Ok(removed == 1)
+        })
+    }
+
+    /// Replicas starting together race to insert; the conflict rule keeps
+    /// the first, and each reads back the one stored.
+    fn link_key(&mut self) -> Result<[u8; super::LINK_KEY_LEN]> {
+        let fresh = super::new_link_key()?;
+        self.call(move |client| {
+            client
+                .execute(
+                    "INSERT INTO ask_user_link_key (key) VALUES ($1) ON CONFLICT DO NOTHING",
+                    &[&&fresh[..]],
+                )
+                .map_err(pg)?;
+            let key: Vec<u8> = client
+                .query_one("SELECT key FROM ask_user_link_key", &[])
+                .map_err(pg)?
+                .get(0);
+            super::stored_link_key(&key)
         })
     }
 }

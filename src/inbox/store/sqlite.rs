@@ -18,7 +18,7 @@ use super::{
 /// Each schema version's step, applied in order from the store's version
 /// (`PRAGMA user_version`) to [`SCHEMA_VERSION`]. A step is never edited once
 /// released: a later change is a new step.
-const MIGRATIONS: [&str; 4] = [
+const MIGRATIONS: [&str; 5] = [
     // 1: questions and their event log.
     "
 CREATE TABLE questions (
@@ -97,6 +97,59 @@ CREATE TABLE tokens (
     added_at INTEGER NOT NULL
 ) STRICT;
 ",
+    // 5: the key of one-question links (one row), and the faces link, ntfy
+    // and matrix. SQLite cannot change a CHECK in place: the questions
+    // table is rebuilt (SQLite's documented procedure, foreign keys off
+    // around it: see `migrate`), its rowids kept (the pending order's tie-break).
+    "
+CREATE TABLE link_key (
+    only_one INTEGER PRIMARY KEY CHECK (only_one = 1),
+    key      BLOB NOT NULL CHECK (length(key) = 32)
+) STRICT;
+CREATE TABLE questions_v5 (
+    id          TEXT PRIMARY KEY,
+    ask_key     TEXT NOT NULL UNIQUE,
+    input       TEXT NOT NULL,
+    prompt      TEXT NOT NULL,
+    source_name TEXT,
+    source_cwd  TEXT,
+    source_pid  INTEGER,
+    asked_at    INTEGER NOT NULL,
+    expires_at  INTEGER,
+    gone_at     INTEGER,
+    gone_reason TEXT,
+    outcome     TEXT CHECK (outcome IN
+                  ('answered','declined','cancelled','dismissed','timed_out','asker_gone')),
+    face        TEXT CHECK (face IN ('page','cli','asker','inbox','link','ntfy','matrix')),
+    document    TEXT,
+    decided_at  INTEGER,
+    decided_by  TEXT,
+    asked_by    TEXT,
+    CHECK ((outcome IS NULL) = (face IS NULL)
+       AND (outcome IS NULL) = (document IS NULL)
+       AND (outcome IS NULL) = (decided_at IS NULL))
+) STRICT;
+INSERT INTO questions_v5 (rowid, id, ask_key, input, prompt, source_name, source_cwd, source_pid,
+        asked_at, expires_at, gone_at, gone_reason, outcome, face, document, decided_at,
+        decided_by, asked_by)
+    SELECT rowid, id, ask_key, input, prompt, source_name, source_cwd, source_pid,
+        asked_at, expires_at, gone_at, gone_reason, outcome, face, document, decided_at,
+        decided_by, asked_by
+    FROM questions ORDER BY rowid;
+DROP TABLE questions;
+ALTER TABLE questions_v5 RENAME TO questions;
+CREATE INDEX questions_pending ON questions (asked_at) WHERE outcome IS NULL;
+CREATE TRIGGER outcome_written_once
+    BEFORE UPDATE OF outcome, face, document, decided_at, decided_by ON questions
+    WHEN OLD.outcome IS NOT NULL
+BEGIN
+    SELECT RAISE(ABORT, 'an outcome is written once');
+END;
+CREATE TRIGGER asker_written_once BEFORE UPDATE OF asked_by ON questions
+BEGIN
+    SELECT RAISE(ABORT, 'who asked is written once');
+END;
+",
 ];
 
 pub struct SqliteStore {
@@ -133,6 +186,16 @@ impl SqliteStore {
     }
 
     fn migrate(&mut self, target: i64) -> Result<()> {
+        // A step that rebuilds a table (5) drops one that events refer to:
+        // foreign keys are off around the migration (the pragma is a no-op
+        // inside a transaction) and checked before it commits.
+        self.conn.execute_batch("PRAGMA foreign_keys = OFF")?;
+        let migrated = self.migrate_steps(target);
+        self.conn.execute_batch("PRAGMA foreign_keys = ON")?;
+        migrated
+    }
+
+    fn migrate_steps(&mut self, target: i64) -> Result<()> {
         let tx = self.immediate()?;
         let found: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
         if found > SCHEMA_VERSION {
@@ -146,6 +209,14 @@ impl SqliteStore {
                 tx.execute_batch(step)?;
                 tx.execute_batch(&format!("PRAGMA user_version = {version}"))?;
             }
+        }
+        let broken: Option<String> = tx
+            .query_row("PRAGMA foreign_key_check", [], |row| row.get(0))
+            .optional()?;
+        if let Some(table) = broken {
+            return Err(Error::Corrupt(format!(
+                "a row of {table} whose question is missing"
+            )));
         }
         tx.commit()?;
         Ok(())
@@ -378,6 +449,18 @@ impl Store for SqliteStore {
             .conn
             .execute("DELETE FROM tokens WHERE name = ?1", [name])?
             == 1)
+    }
+
+    fn link_key(&mut self) -> Result<[u8; super::LINK_KEY_LEN]> {
+        let fresh = super::new_link_key()?;
+        let tx = self.immediate()?;
+        tx.execute(
+            "INSERT INTO link_key (only_one, key) VALUES (1, ?1) ON CONFLICT DO NOTHING",
+            [&fresh[..]],
+        )?;
+        let key: Vec<u8> = tx.query_row("SELECT key FROM link_key", [], |row| row.get(0))?;
+        tx.commit()?;
+        super::stored_link_key(&key)
     }
 }
 
