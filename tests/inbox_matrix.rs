@@ -5,12 +5,52 @@
 
 mod common;
 
-use std::time::Duration;
+use std::path::Path;
+use std::time::{Duration, Instant};
 
+use serde_json::Value;
+
+use common::inbox::{Asker, Inbox, command, run, state, until};
 use common::matrix::{Synapse, To};
 
-/// The helper itself: the bot's message reaches the person's client, in
-/// and out of a thread; an outsider (not in the room) sees nothing.
+/// A single-select question of three options.
+const PICK: &str = r#"{"question":"Which database for the tests?","kind":"single_select","options":["SQLite","PostgreSQL","MySQL"]}"#;
+
+/// `ask_user inbox --notify-to matrix=…` on `dir`, with the bot's token in
+/// the environment.
+fn inbox(dir: &Path, synapse: &Synapse) -> Inbox {
+    let mut inbox = command(dir, &["inbox", "--port", "0", "--notify-to"]);
+    inbox
+        .arg(synapse.notify_to())
+        .env("ASK_USER_MATRIX_TOKEN", &synapse.bot.token);
+    Inbox::spawn(dir, inbox)
+}
+
+/// `inbox history`, one JSON value per line.
+fn history(dir: &Path) -> Vec<Value> {
+    let (code, out) = run(dir, &["inbox", "history"]);
+    assert_eq!(code, 0, "{out}");
+    out.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The ids `inbox list` shows.
+fn pending(dir: &Path) -> Vec<String> {
+    let (code, out) = run(dir, &["inbox", "list"]);
+    assert_eq!(code, 0, "{out}");
+    out.lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["inboxId"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+/// The helper itself: the bot's message reaches the person's client, and
+/// the person's threaded reply the bot; an outsider (not in the room) sees nothing.
 fn synapse_carries_the_bots_message_to_the_person() {
     let synapse = Synapse::start();
     let root = synapse.send_as(&synapse.bot, "Which one? 1. a 2. b", To::Room);
@@ -37,4 +77,161 @@ fn synapse_carries_the_bots_message_to_the_person() {
     assert!(outsider.is_none(), "an outsider saw the room: {outsider:?}");
 }
 
-common::harness::main!(synapse_carries_the_bots_message_to_the_person);
+/// Issue 39's Done-when: ask → a room message → "maybe later" gets "Not
+/// understood" and stores nothing → the bot's own "1" in the thread is not
+/// a reply → the person's threaded "2" → the asker prints option 2, and
+/// history says matrix with the person's Matrix id.
+fn a_threaded_reply_answers_and_a_non_answer_is_refused() {
+    let synapse = Synapse::start();
+    let dir = state();
+    let _inbox = inbox(dir.path(), &synapse);
+    let asker = Asker::ask(dir.path(), PICK, &[]);
+
+    let question = synapse.person_waits("Which database for the tests?", None);
+    let root = question["event_id"].as_str().unwrap().to_string();
+    let body = question["body"].as_str().unwrap();
+    for line in [
+        "1) SQLite",
+        "2) PostgreSQL",
+        "3) MySQL",
+        "Reply in this message's thread",
+    ] {
+        assert!(body.contains(line), "{line:?} not in {body:?}");
+    }
+    assert!(
+        !body.contains(&synapse.bot.token),
+        "the message carries no token"
+    );
+    assert_eq!(
+        question["content"]["org.ask_user.inbox_id"],
+        asker.id.as_str()
+    );
+
+    synapse.send_as(&synapse.person, "maybe later", To::Thread(&root));
+    let refused = synapse.person_waits("Not understood", Some(&root));
+    let refused = refused["body"].as_str().unwrap();
+    assert!(
+        refused.contains("nothing was stored") && refused.contains("number"),
+        "{refused}"
+    );
+    assert_eq!(pending(dir.path()), vec![asker.id.clone()], "still pending");
+    assert!(history(dir.path()).is_empty());
+
+    // The bot's own message in the thread is never a reply (were it, the
+    // answer below would be option 1).
+    synapse.send_as(&synapse.bot, "1", To::Thread(&root));
+    synapse.send_as(&synapse.person, "2", To::Thread(&root));
+    let (code, answer) = asker.finish();
+    assert_eq!(code, 0, "{answer}");
+    assert_eq!(
+        answer["answers"][0]["optionIds"],
+        serde_json::json!(["2"]),
+        "{answer}"
+    );
+    assert_eq!(
+        answer["answers"][0]["values"],
+        serde_json::json!(["PostgreSQL"])
+    );
+
+    let history = history(dir.path());
+    assert_eq!(history.len(), 1, "{history:?}");
+    assert_eq!(history[0]["face"], "matrix", "{}", history[0]);
+    assert_eq!(history[0]["decidedBy"], synapse.person.id.as_str());
+    let thanks = synapse.person_waits("Answered by", Some(&root));
+    assert!(
+        thanks["body"]
+            .as_str()
+            .unwrap()
+            .contains(&synapse.person.id)
+    );
+}
+
+/// A plain reply (`m.in_reply_to`, no thread) with an option's label
+/// answers too; a question answered elsewhere gets an "Answered" note in its
+/// thread, and a reply after that stores nothing.
+fn a_plain_reply_answers_and_a_close_elsewhere_is_noted() {
+    let synapse = Synapse::start();
+    let dir = state();
+    let _inbox = inbox(dir.path(), &synapse);
+
+    let first = Asker::ask(dir.path(), PICK, &[]);
+    let question = synapse.person_waits("Which database for the tests?", None);
+    let root = question["event_id"].as_str().unwrap().to_string();
+    synapse.send_as(&synapse.person, "mysql", To::Reply(&root));
+    let (code, answer) = first.finish();
+    assert_eq!(code, 0, "{answer}");
+    assert_eq!(
+        answer["answers"][0]["optionIds"],
+        serde_json::json!(["3"]),
+        "{answer}"
+    );
+
+    let second = Asker::ask(
+        dir.path(),
+        r#"{"question":"Deploy on Friday?","kind":"confirm"}"#,
+        &[],
+    );
+    let question = synapse.person_waits("Deploy on Friday?", None);
+    let root = question["event_id"].as_str().unwrap().to_string();
+    let (code, out) = run(
+        dir.path(),
+        &["inbox", "answer", &second.id, "--reply", "no"],
+    );
+    assert_eq!(code, 0, "{out}");
+    let (code, _) = second.finish();
+    assert_eq!(code, 0);
+    let note = synapse.person_waits("Answered with `ask_user inbox answer`", Some(&root));
+    assert_eq!(note["content"]["msgtype"], "m.notice");
+    synapse.send_as(&synapse.person, "yes", To::Thread(&root));
+    synapse.person_waits("closed already; nothing was stored", Some(&root));
+    let history = history(dir.path());
+    let faces: Vec<&str> = history
+        .iter()
+        .map(|h| h["face"].as_str().unwrap())
+        .collect();
+    assert_eq!(faces.len(), 2, "{history:?}");
+    assert!(
+        faces.contains(&"cli") && faces.contains(&"matrix"),
+        "{faces:?}"
+    );
+}
+
+/// Synapse down when the question is asked: the ask is not slowed, the
+/// failures are on stderr and in /metrics, and the message is delivered
+/// once Synapse is back.
+fn synapse_down_costs_the_ask_nothing_and_delivery_is_retried() {
+    let mut synapse = Synapse::start();
+    synapse.stop();
+    let dir = state();
+    let inbox = inbox(dir.path(), &synapse);
+    let began = Instant::now();
+    let asker = Asker::ask(dir.path(), PICK, &[]);
+    let asked = began.elapsed();
+    assert!(asked < Duration::from_secs(3), "the ask took {asked:?}");
+    until(
+        Duration::from_secs(10),
+        "a failed delivery in /metrics",
+        || {
+            let metrics = inbox.request("GET", "/metrics", "").body;
+            metrics.contains("mcp_notify_failures_total{channel=\"matrix\",reason=\"transient\"}")
+        },
+    );
+    synapse.run();
+    let question = synapse.person_waits("Which database for the tests?", None);
+    assert_eq!(
+        question["content"]["org.ask_user.inbox_id"],
+        asker.id.as_str()
+    );
+    let root = question["event_id"].as_str().unwrap().to_string();
+    synapse.send_as(&synapse.person, "1", To::Thread(&root));
+    let (code, answer) = asker.finish();
+    assert_eq!(code, 0, "{answer}");
+    assert_eq!(answer["answers"][0]["optionIds"], serde_json::json!(["1"]));
+}
+
+common::harness::main!(
+    synapse_carries_the_bots_message_to_the_person,
+    a_threaded_reply_answers_and_a_non_answer_is_refused,
+    a_plain_reply_answers_and_a_close_elsewhere_is_noted,
+    synapse_down_costs_the_ask_nothing_and_delivery_is_retried,
+);
