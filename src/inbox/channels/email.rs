@@ -256,6 +256,43 @@ mod tests {
     }
 
     #[test]
+    fn a_hostile_question_adds_no_header_and_non_ascii_goes_base64() {
+        let question = Question {
+            inbox_id: "ab12cd34".into(),
+            title: Some("Ship?\r\nBcc: evil@example.com".into()),
+            items: Vec::new(),
+            asker: None,
+            link: Some("https://inbox.example/l/cap".into()),
+            choices: Vec::new(),
+            document: "{}".into(),
+            asked_at: "2026-11-28T04:00:00.000Z".into(),
+        };
+        let message = message(&question, "a@example.com", "b@example.com", 0);
+        let (head, body) = message.split_once("\r\n\r\n").unwrap();
+        assert!(!head.lines().any(|l| l.starts_with("Bcc")), "{head}");
+        assert!(
+            head.lines()
+                .any(|l| l == "Subject: Question: Ship? Bcc: evil@example.com"),
+            "{head}"
+        );
+        assert!(head.contains("Content-Transfer-Encoding: 7bit"));
+        assert!(
+            body.ends_with("Answer: https://inbox.example/l/cap\r\n"),
+            "{body:?}"
+        );
+        let french = Question {
+            title: Some("Déployer ?".into()),
+            ..question
+        };
+        let message = super::message(&french, "a@example.com", "b@example.com", 0);
+        assert!(message.contains("Subject: =?utf-8?B?"), "{message}");
+        assert!(
+            message.contains("Content-Transfer-Encoding: base64"),
+            "{message}"
+        );
+    }
+
+    #[test]
     fn headers_are_encoded_words_when_not_ascii() {
         assert_eq!(encode_header("Question: Ship?"), "Question: Ship?");
         assert_eq!(encode_header("Déployer"), "=?utf-8?B?RMOpcGxveWVy?=");

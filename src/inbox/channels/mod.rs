@@ -35,6 +35,7 @@ use serde::Deserialize;
 use tokio::sync::{broadcast, mpsc};
 
 use super::hub::{Change, Hub};
+use super::metrics::Metrics;
 use super::store::Source;
 use crate::prompt::{PromptDocument, PromptItem};
 pub use links::HubLinks;
@@ -351,14 +352,14 @@ pub async fn deliver_all(
         ));
         queues.push((channel, sender));
     }
-    dispatch(changes, &queues, &hub, &*links).await;
+    dispatch(changes, &queues, hub.metrics(), &*links).await;
 }
 
 /// Reads the changes, and queues a notice for each channel that wants it.
 async fn dispatch(
     mut changes: broadcast::Receiver<Change>,
     queues: &[(Arc<Channel>, mpsc::Sender<Arc<Notice>>)],
-    hub: &Hub,
+    metrics: &Metrics,
     links: &dyn Links,
 ) {
     loop {
@@ -379,8 +380,7 @@ async fn dispatch(
                     "ask_user inbox: --notify-to missed {missed} changes (too many at once); they were not sent"
                 );
                 for (channel, _) in queues {
-                    hub.metrics()
-                        .notify_dropped(channel.kind().as_str(), missed);
+                    metrics.notify_dropped(channel.kind().as_str(), missed);
                 }
                 continue;
             }
@@ -397,7 +397,7 @@ async fn dispatch(
                     "ask_user inbox: --notify-to {kind}: {QUEUE} notices already wait (is it down?); the one for question {} is dropped",
                     notice.inbox_id()
                 );
-                hub.metrics().notify_dropped(kind, 1);
+                metrics.notify_dropped(kind, 1);
             }
         }
     }

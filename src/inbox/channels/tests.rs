@@ -302,3 +302,66 @@ fn the_webhook_event_is_a_cloudevent_carrying_a_cdevent() {
         .collect();
     ring::hmac::verify(&key, b"1700000000.{}", &tag).unwrap();
 }
+
+#[test]
+fn a_full_queue_drops_and_counts_and_closes_reach_only_the_channels_that_want_them() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let env = env_of(&[("ASK_USER_WEBHOOK_SECRET", "0123456789abcdef0123")]);
+    let channels = resolve(
+        &[
+            Spec::parse("ntfy=http://127.0.0.1:9/topic").unwrap(),
+            Spec::parse("webhook=http://127.0.0.1:9/hook").unwrap(),
+        ],
+        &env,
+    )
+    .unwrap();
+    // Queues of one notice each, never drained: a channel that is down.
+    let mut receivers = Vec::new();
+    let queues: Vec<_> = channels
+        .into_iter()
+        .map(|channel| {
+            let (sender, receiver) = mpsc::channel(1);
+            receivers.push(receiver);
+            (Arc::new(channel), sender)
+        })
+        .collect();
+    let metrics = Metrics::default();
+    let (changes, listening) = broadcast::channel(16);
+    let document = prompt_of(r#"{"question":"Q?","options":["a","b"]}"#);
+    for _ in 0..3 {
+        changes
+            .send(Change::Asked(Arc::from(listed(&document).as_str())))
+            .unwrap();
+    }
+    changes
+        .send(Change::Closed {
+            id: "ab12cd34".into(),
+            outcome: crate::inbox::store::Outcome::Answered,
+            face: crate::inbox::store::Face::Cli,
+        })
+        .unwrap();
+    drop(changes);
+    runtime.block_on(dispatch(listening, &queues, &metrics, &FakeLinks));
+    let text = metrics.render(&crate::inbox::metrics::StoreGauges {
+        kind: "sqlite",
+        reachable: true,
+        replicas: Some(1),
+    });
+    // ntfy: one queued, two dropped (the close is not for it); the webhook:
+    // one queued, two asks and the close dropped.
+    assert!(
+        text.contains("mcp_notify_dropped_total{channel=\"ntfy\"} 2\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("mcp_notify_dropped_total{channel=\"webhook\"} 3\n"),
+        "{text}"
+    );
+    for receiver in &mut receivers {
+        let notice = receiver.try_recv().unwrap();
+        assert!(matches!(&*notice, Notice::Asked(q) if q.inbox_id == "ab12cd34"));
+    }
+}
