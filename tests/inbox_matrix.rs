@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use common::inbox::{Asker, Inbox, command, run, state, until};
+use common::inbox::{Asker, Inbox, command, run, signal, state, until};
 use common::matrix::{Synapse, To};
 
 /// A single-select question of three options.
@@ -75,6 +75,12 @@ fn synapse_carries_the_bots_message_to_the_person() {
         Duration::from_secs(2),
     );
     assert!(outsider.is_none(), "an outsider saw the room: {outsider:?}");
+    // Nor can the outsider post there (the homeserver refuses it).
+    let posted = synapse.try_send_as(&synapse.outsider, "1", To::Thread(&root), None);
+    assert!(
+        posted.is_err(),
+        "an outsider posted in the room: {posted:?}"
+    );
 }
 
 /// Issue 39's Done-when: ask → a room message → "maybe later" gets "Not
@@ -84,7 +90,7 @@ fn synapse_carries_the_bots_message_to_the_person() {
 fn a_threaded_reply_answers_and_a_non_answer_is_refused() {
     let synapse = Synapse::start();
     let dir = state();
-    let _inbox = inbox(dir.path(), &synapse);
+    let inbox = inbox(dir.path(), &synapse);
     let asker = Asker::ask(dir.path(), PICK, &[]);
 
     let question = synapse.person_waits("Which database for the tests?", None);
@@ -102,6 +108,12 @@ fn a_threaded_reply_answers_and_a_non_answer_is_refused() {
         !body.contains(&synapse.bot.token),
         "the message carries no token"
     );
+    assert!(!body.contains(&inbox.token), "the message carries no token");
+    let base = inbox.url.split('?').next().unwrap();
+    assert!(
+        body.contains(&format!("{base}l/")),
+        "no one-question link: {body}"
+    );
     assert_eq!(
         question["content"]["org.ask_user.inbox_id"],
         asker.id.as_str()
@@ -117,9 +129,19 @@ fn a_threaded_reply_answers_and_a_non_answer_is_refused() {
     assert_eq!(pending(dir.path()), vec![asker.id.clone()], "still pending");
     assert!(history(dir.path()).is_empty());
 
-    // The bot's own message in the thread is never a reply (were it, the
-    // answer below would be option 1).
+    // The bot's own message in the thread is never a reply, and a member's
+    // message that claims to be this question is no question: a reply in its
+    // thread is ignored (were either taken, the answer below would be option 1).
     synapse.send_as(&synapse.bot, "1", To::Thread(&root));
+    let forged = synapse
+        .try_send_as(
+            &synapse.person,
+            "Which database?",
+            To::Room,
+            Some(&asker.id),
+        )
+        .unwrap();
+    synapse.send_as(&synapse.person, "1", To::Thread(&forged));
     synapse.send_as(&synapse.person, "2", To::Thread(&root));
     let (code, answer) = asker.finish();
     assert_eq!(code, 0, "{answer}");
@@ -223,7 +245,15 @@ fn synapse_down_costs_the_ask_nothing_and_delivery_is_retried() {
         asker.id.as_str()
     );
     let root = question["event_id"].as_str().unwrap().to_string();
+    // More than 64 KiB of messages in one /sync (the inbox is stopped while
+    // they arrive) still read: the reply after them answers.
+    signal(inbox.child.id(), "STOP");
+    let big = "x".repeat(40_000);
+    for _ in 0..3 {
+        synapse.send_as(&synapse.person, &big, To::Room);
+    }
     synapse.send_as(&synapse.person, "1", To::Thread(&root));
+    signal(inbox.child.id(), "CONT");
     let (code, answer) = asker.finish();
     assert_eq!(code, 0, "{answer}");
     assert_eq!(answer["answers"][0]["optionIds"], serde_json::json!(["1"]));

@@ -286,7 +286,23 @@ impl Synapse {
     /// tests/matrix/person.py as `user`: sends `text` to the room, `to` an
     /// event or not; its event id.
     pub fn send_as(&self, user: &User, text: &str, to: To) -> String {
+        self.try_send_as(user, text, to, None)
+            .unwrap_or_else(|refused| panic!("person.py send: {refused}"))
+    }
+
+    /// [`Synapse::send_as`], `claim`ing to be question `claim` as the bot's
+    /// messages do (`org.ask_user.inbox_id`); the homeserver's refusal as `Err`.
+    pub fn try_send_as(
+        &self,
+        user: &User,
+        text: &str,
+        to: To,
+        claim: Option<&str>,
+    ) -> Result<String, String> {
         let mut command = self.person_command(user, "send");
+        if let Some(claim) = claim {
+            command.args(["--claim", claim]);
+        }
         command.arg(text);
         match to {
             To::Room => {}
@@ -298,13 +314,11 @@ impl Synapse {
             }
         }
         let out = command.output().unwrap();
-        assert!(
-            out.status.success(),
-            "person.py send: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+        }
         let sent: Value = serde_json::from_slice(&out.stdout).unwrap();
-        sent["event_id"].as_str().unwrap().to_string()
+        Ok(sent["event_id"].as_str().unwrap().to_string())
     }
 
     fn person_command(&self, user: &User, verb: &str) -> Command {

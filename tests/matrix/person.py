@@ -6,9 +6,10 @@ usage:
       prints the first m.room.message from ID whose body contains TEXT (in
       EVENT_ID's thread, when given) as one JSON line: event_id, body, content;
       exit 1 when none came within S seconds (default 30).
-  person.py send HOMESERVER USER_ID TOKEN ROOM TEXT [--thread EVENT_ID | --reply EVENT_ID]
-      sends TEXT (in EVENT_ID's thread, or as a plain reply to it) and
-      prints its event_id as one JSON line.
+  person.py send HOMESERVER USER_ID TOKEN ROOM TEXT [--thread EVENT_ID | --reply EVENT_ID] [--claim INBOX_ID]
+      sends TEXT (in EVENT_ID's thread, or as a plain reply to it; with
+      --claim, naming a question as the bot's messages do) and prints its
+      event_id as one JSON line; exit 1 when the homeserver refuses it.
 """
 
 import argparse
@@ -67,6 +68,9 @@ async def wait(args):
 async def send(args):
     c = client(args)
     content = {"msgtype": "m.text", "body": args.text}
+    if args.claim:
+        # A forged question: the key the bot's own messages carry.
+        content["org.ask_user.inbox_id"] = args.claim
     if args.thread:
         content["m.relates_to"] = {
             "rel_type": "m.thread",
@@ -102,6 +106,7 @@ def main():
         else:
             command.add_argument("text")
             command.add_argument("--reply")
+            command.add_argument("--claim", help="put this inbox id in the message, as the bot does")
     args = parser.parse_args()
     return asyncio.run(wait(args) if args.command == "wait" else send(args))
 

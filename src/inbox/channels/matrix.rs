@@ -36,7 +36,7 @@ use http::Method;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::http::{Target, send};
+use super::http::{Target, send_up_to};
 use super::{Closed, DeliveryError, Env, Notice, Question};
 use crate::inbox::hub::{Action, Hub};
 use crate::inbox::store::Face;
@@ -59,6 +59,15 @@ const REMEMBERED: usize = 4096;
 const ID_KEY: &str = "org.ask_user.inbox_id";
 /// The same message's number of questions (one reply line per question).
 const COUNT_KEY: &str = "org.ask_user.questions";
+/// How many messages one /sync may carry, and the most bytes it is read to:
+/// Matrix events are at most 64 KiB each (the spec's size limit), so 20 of
+/// them always fit in 2 MiB, and a reply is never cut into JSON that does not
+/// parse (which would make the same /sync fail for ever). More messages than
+/// that within one long-poll are skipped (the timeline is "limited").
+const SYNC_EVENTS: u64 = 20;
+const MAX_SYNC_BYTES: usize = 2 * 1024 * 1024;
+/// The most bytes read of any other reply.
+const MAX_REPLY_BYTES: usize = 64 * 1024;
 /// Longest reply read, in characters (a person's reply, not a document).
 const MAX_REPLY_CHARS: usize = 4000;
 
@@ -180,7 +189,13 @@ impl MatrixTarget {
             }
             None => Vec::new(),
         };
-        let reply = send(&target, method, &headers, body, timeout).await?;
+        // Only a /sync reply may be long.
+        let max = if target.path.starts_with("/_matrix/client/v3/sync") {
+            MAX_SYNC_BYTES
+        } else {
+            MAX_REPLY_BYTES
+        };
+        let reply = send_up_to(&target, method, &headers, body, timeout, max).await?;
         serde_json::from_slice(&reply.body).map_err(|e| {
             DeliveryError::Transient(format!("the homeserver's reply is not JSON ({e})"))
         })
@@ -485,7 +500,7 @@ fn sync_filter(room: &str) -> String {
             "state": {"types": []},
             "ephemeral": {"types": []},
             "account_data": {"types": []},
-            "timeline": {"types": ["m.room.message"], "limit": 50},
+            "timeline": {"types": ["m.room.message"], "limit": SYNC_EVENTS},
         },
     })
     .to_string()
