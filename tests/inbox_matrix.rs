@@ -170,11 +170,12 @@ fn a_threaded_reply_answers_and_a_non_answer_is_refused() {
 
 /// A plain reply (`m.in_reply_to`, no thread) with an option's label
 /// answers too; a question answered elsewhere gets an "Answered" note in its
-/// thread, and a reply after that stores nothing.
+/// thread, and a reply after that stores nothing; a thread posted before the
+/// inbox restarted still answers its question.
 fn a_plain_reply_answers_and_a_close_elsewhere_is_noted() {
     let synapse = Synapse::start();
     let dir = state();
-    let _inbox = inbox(dir.path(), &synapse);
+    let inbox = inbox(dir.path(), &synapse);
 
     let first = Asker::ask(dir.path(), PICK, &[]);
     let question = synapse.person_waits("Which database for the tests?", None);
@@ -216,6 +217,33 @@ fn a_plain_reply_answers_and_a_close_elsewhere_is_noted() {
         faces.contains(&"cli") && faces.contains(&"matrix"),
         "{faces:?}"
     );
+
+    // After a restart the inbox remembers no thread, yet a reply in a
+    // question's thread finds it: the bot's message names its question.
+    let third = Asker::ask(
+        dir.path(),
+        r#"{"question":"Which region?","kind":"single_select","options":["eu","us"]}"#,
+        &[],
+    );
+    let id = third.id.clone();
+    let question = synapse.person_waits("Which region?", None);
+    let root = question["event_id"].as_str().unwrap().to_string();
+    drop(third);
+    inbox.stop();
+    let _restarted = self::inbox(dir.path(), &synapse);
+    // Its first /sync starts from the room as it is: the reply comes after it.
+    std::thread::sleep(Duration::from_secs(2));
+    synapse.send_as(&synapse.person, "2", To::Thread(&root));
+    until(
+        Duration::from_secs(30),
+        "the answer after the restart",
+        || {
+            self::history(dir.path())
+                .iter()
+                .any(|h| h["inboxId"] == id.as_str() && h["face"] == "matrix")
+        },
+    );
+    synapse.person_waits("Answered by", Some(&root));
 }
 
 /// Synapse down when the question is asked: the ask is not slowed, the
