@@ -18,6 +18,8 @@ pub mod clone;
 pub mod dist;
 pub mod harness;
 pub mod inbox;
+// A real Synapse homeserver and a matrix-nio client (tests/inbox_matrix.rs).
+pub mod matrix;
 pub mod mcp_raw;
 pub mod page;
 // A PostgreSQL server run as an unprivileged user (tests/store.rs,

@@ -150,6 +150,20 @@ pub async fn send(
     body: Vec<u8>,
     timeout: Duration,
 ) -> Result<Reply, DeliveryError> {
+    send_up_to(target, method, headers, body, timeout, MAX_REPLY_BYTES).await
+}
+
+/// [`send`], reading up to `max_bytes` of the response body (Matrix's
+/// `/sync`, whose replies can pass 64 KiB); a longer body is cut there, as
+/// [`send`] cuts at 64 KiB.
+pub async fn send_up_to(
+    target: &Target,
+    method: Method,
+    headers: &[(&str, String)],
+    body: Vec<u8>,
+    timeout: Duration,
+    max_bytes: usize,
+) -> Result<Reply, DeliveryError> {
     let exchange = async {
         let transient = |e: &dyn std::fmt::Display| DeliveryError::Transient(e.to_string());
         let stream = TcpStream::connect(target.dial())
@@ -178,9 +192,9 @@ pub async fn send(
                 .connect(name, stream)
                 .await
                 .map_err(|e| transient(&format!("TLS handshake failed ({e})")))?;
-            exchange_on(stream, request).await?
+            exchange_on(stream, request, max_bytes).await?
         } else {
-            exchange_on(stream, request).await?
+            exchange_on(stream, request, max_bytes).await?
         };
         let (status, body) = response;
         let reply = Reply { status, body };
@@ -207,7 +221,11 @@ pub async fn send(
         })
 }
 
-async fn exchange_on<I>(io: I, request: Request<Whole>) -> Result<(u16, Vec<u8>), DeliveryError>
+async fn exchange_on<I>(
+    io: I,
+    request: Request<Whole>,
+    max_bytes: usize,
+) -> Result<(u16, Vec<u8>), DeliveryError>
 where
     I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
@@ -224,7 +242,7 @@ where
     let status = response.status().as_u16();
     let mut body = response.into_body();
     let mut read = Vec::new();
-    while read.len() < MAX_REPLY_BYTES {
+    while read.len() < max_bytes {
         match std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await {
             Some(Ok(frame)) => {
                 if let Ok(data) = frame.into_data() {
@@ -235,7 +253,7 @@ where
             None => break,
         }
     }
-    read.truncate(MAX_REPLY_BYTES);
+    read.truncate(max_bytes);
     Ok((status, read))
 }
 
