@@ -13,6 +13,8 @@ pub mod hub;
 pub mod listen;
 pub mod metrics;
 pub mod notify;
+pub mod pair;
+pub mod phone;
 pub mod routes;
 pub mod state;
 pub mod store;
@@ -210,6 +212,10 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
         .enable_all()
         .build()
         .map_err(|e| web_error(format!("the inbox cannot start ({e})")))?;
+    let pairing = pair::Pairing {
+        base: pair::reachable_base(exposure, port),
+        digests: digests.clone(),
+    };
     let until_stopped = {
         let hub = Arc::clone(&hub);
         let announce = options
@@ -251,7 +257,9 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
             drain(&hub, linger, DRAIN_LIMIT).await;
         }
     };
-    let app = routes::Inbox::new(hub).with_mcp(crate::mcp::http::McpHttp::new(&sites));
+    let app = routes::Inbox::new(hub)
+        .with_mcp(crate::mcp::http::McpHttp::new(&sites))
+        .with_pairing(pairing);
     let served = runtime.block_on(server.serve_until(Arc::new(app), until_stopped));
     folder.remove_inbox_file(pid);
     served.map_err(|e| web_error(format!("the inbox failed ({e})")))?;

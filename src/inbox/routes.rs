@@ -41,6 +41,8 @@ use serde_json::value::RawValue;
 use tokio::sync::{broadcast, mpsc};
 
 use super::hub::{Action, AskRequest, Change, Hub, Leaving, Wait, Waiter};
+use super::pair::{Claim, PairRequest, Pairing};
+use super::phone;
 use super::store::Face;
 use crate::error::{AskError, Detail};
 use crate::mcp::http::McpHttp;
@@ -71,11 +73,23 @@ pub struct Inbox {
     hub: Arc<Hub>,
     /// `/mcp` (404 without it).
     mcp: Option<McpHttp>,
+    /// `/api/pair` and its claim (404 without it).
+    pairing: Option<Pairing>,
 }
 
 impl Inbox {
     pub fn new(hub: Arc<Hub>) -> Inbox {
-        Inbox { hub, mcp: None }
+        Inbox {
+            hub,
+            mcp: None,
+            pairing: None,
+        }
+    }
+
+    /// Pairs phones ([`super::pair`]).
+    pub fn with_pairing(mut self, pairing: Pairing) -> Inbox {
+        self.pairing = Some(pairing);
+        self
     }
 
     /// Serves MCP on `/mcp` too.
@@ -104,6 +118,12 @@ impl App for Inbox {
                 Ok(body) => self.post_as(&path, &body, &holder),
                 Err(reply) => reply,
             },
+            // The phone (src/inbox/phone.rs): pairing and the installable shell.
+            (Method::POST, phone::BEGIN | phone::CLAIM) => match request.body().await {
+                Ok(body) => self.pair(&path, &body),
+                Err(reply) => reply,
+            },
+            (Method::GET, path) if phone::is_static(path) => phone::serve(path, &PAGE, NONCE_SLOT),
             (Method::GET, "/metrics") => Reply::prometheus(self.hub.render_metrics()),
             (Method::GET, "/healthz") => Reply::json(
                 200,
@@ -129,6 +149,7 @@ impl App for Inbox {
             },
             (method, path) => match question_route(path) {
                 Some((id, verb)) => self.question(method, id, verb, request, &holder).await,
+                None if phone::is_phone_route(path) => Reply::text(405, "method not allowed"),
                 None if matches!(
                     path,
                     "/" | "/api/events"
@@ -158,7 +179,7 @@ impl App for Inbox {
     }
 
     fn tokenless(&self, path: &str) -> bool {
-        matches!(path, "/healthz" | "/readyz")
+        matches!(path, "/healthz" | "/readyz") || phone::tokenless(path)
     }
 
     fn origins(&self, path: &str) -> Origins {
@@ -201,6 +222,11 @@ fn forbidden(holder: &Holder, path: &str) -> Option<AskError> {
     let probe = matches!(path, "/healthz" | "/readyz");
     let message = match holder {
         Holder::Owner => return None,
+        // Only the inbox's own token makes pairing codes (a device token
+        // must not mint more of itself).
+        Holder::Person(name) | Holder::Asker(name) if path == phone::BEGIN => format!(
+            "{name:?} holds a named token; only the inbox's own token pairs a phone (ask_user inbox pair, on the inbox's machine)"
+        ),
         Holder::Person(_) if probe || !(asking || path == crate::mcp::http::PATH) => return None,
         Holder::Asker(_) if probe || asking => return None,
         Holder::Person(name) => format!(
@@ -249,6 +275,30 @@ struct Leave {
 struct Nothing {}
 
 impl Inbox {
+    /// `POST /api/pair` (make a code) and `POST /api/pair/claim` (a phone
+    /// exchanges it for its token).
+    fn pair(&self, path: &str, body: &[u8]) -> Reply {
+        let Some(pairing) = &self.pairing else {
+            return Reply::text(404, "not found");
+        };
+        if path == phone::BEGIN {
+            return match self.parse::<PairRequest>(body) {
+                Ok(request) => match pairing.begin(&self.hub, &request) {
+                    Ok(code) => Reply::json(201, &code),
+                    Err(err) => self.error_reply(&err),
+                },
+                Err(reply) => *reply,
+            };
+        }
+        match self.parse::<Claim>(body) {
+            Ok(claim) => match pairing.claim(&self.hub, &claim.code) {
+                Ok(outcome) => phone::claimed(outcome),
+                Err(err) => self.error_reply(&err),
+            },
+            Err(reply) => *reply,
+        }
+    }
+
     fn list(&self) -> Reply {
         let listed = self.hub.list();
         let items: Vec<&RawValue> = listed

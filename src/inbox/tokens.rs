@@ -129,6 +129,10 @@ pub fn reload(hub: &Hub, digests: &Digests) -> Result<(), AskError> {
 /// A stored token as the guard takes it; `None` for a digest of another
 /// length (the schema allows none).
 fn as_digest(token: StoredToken) -> Option<([u8; 32], Holder)> {
+    // A pairing code waiting for its phone is no token (src/inbox/pair.rs).
+    if super::pair::is_pending(&token.name) {
+        return None;
+    }
     let digest: [u8; 32] = token.digest.as_slice().try_into().ok()?;
     let holder = match token.role {
         TokenRole::Person => Holder::Person(token.name),
@@ -253,6 +257,7 @@ pub fn list(store: &mut dyn Store) -> Result<Vec<Listed>, store::Error> {
     Ok(store
         .tokens()?
         .into_iter()
+        .filter(|token| !super::pair::is_pending(&token.name))
         .map(|token| Listed {
             name: token.name,
             role: token.role,
