@@ -366,11 +366,11 @@ fn a_refused_head_ends_in_end_of_file_not_a_reset() {
     }
 }
 
-/// A tokenless GET route is served without the token, as nobody; with
-/// the token, as its holder; it never lets a POST, a wrong token's other
-/// routes or a wrong Host through.
+/// A tokenless route is served without the token, as nobody; with the
+/// token, as its holder; it never lets a POST without our Origin and JSON,
+/// a wrong token's other routes or a wrong Host through.
 #[test]
-fn tokenless_routes_serve_a_get_without_the_token_and_nothing_more() {
+fn tokenless_routes_serve_without_the_token_and_nothing_more() {
     let server = Running::start(Limits {
         tokenless_per_window: 100,
         ..small_limits()
@@ -390,8 +390,27 @@ fn tokenless_routes_serve_a_get_without_the_token_and_nothing_more() {
     assert_eq!(exchange(&mut proven, &held), (200, "holder\n".into()));
     // The token proved the connection: it stays open for the next request.
     assert_eq!(exchange(&mut proven, &held), (200, "holder\n".into()));
+    // A tokenless POST (the inbox's pairing claim) needs our Origin and JSON.
     let post = server.head("POST /open", false, "Content-Length: 0\r\n");
-    assert_eq!(exchange(&mut server.connect(), &post).0, 401);
+    assert_eq!(exchange(&mut server.connect(), &post).0, 403);
+    let foreign = server.head(
+        "POST /open",
+        false,
+        "Origin: https://evil.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\n",
+    ) + "{}";
+    assert_eq!(exchange(&mut server.connect(), &foreign).0, 403);
+    let own = format!(
+        "Origin: http://127.0.0.1:{}\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n",
+        server.port
+    );
+    let not_json = server.head("POST /open", false, &own) + "{}";
+    assert_eq!(exchange(&mut server.connect(), &not_json).0, 415);
+    let own = own.replace("text/plain", "application/json");
+    let ours = server.head("POST /open", false, &own) + "{}";
+    assert_eq!(
+        exchange(&mut server.connect(), &ours),
+        (200, "nobody\n".into())
+    );
     let other = server.head("GET /closed", false, "");
     assert_eq!(exchange(&mut server.connect(), &other).0, 401);
     let rebound = "GET /open HTTP/1.1\r\nHost: evil.example\r\n\r\n";

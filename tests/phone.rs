@@ -1,0 +1,358 @@
+//! `ask_user inbox pair` and the phone's routes (issue 39): a pairing code
+//! made by the CLI, claimed once by the pairing page's request for a person
+//! token, refused when used or expired, revoked by `inbox token remove`; a
+//! loopback-only inbox refused with NOT_REACHABLE; the installable shell
+//! served without a token and with the protective headers. These drive the
+//! inbox over HTTP as the pairing page and the phone's page do; the inbox
+//! sits behind a (pretend) reverse proxy, `--behind-proxy --public-url`.
+
+mod common;
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use common::inbox::{Inbox, command, state, until};
+use common::page::{Response, same_origin_request, send};
+
+const PUBLIC: &str = "https://inbox.example.test";
+
+/// An inbox a phone could reach: loopback behind a proxy with a public URL.
+fn reachable(dir: &Path) -> (Inbox, u16) {
+    let mut inbox = command(dir, &["inbox"]);
+    inbox.args([
+        "--listen",
+        "127.0.0.1:0",
+        "--behind-proxy",
+        "--public-url",
+        PUBLIC,
+    ]);
+    spawn(dir, inbox)
+}
+
+/// Starts `command` and reads the port and token from inbox.json (the
+/// line it prints names the public URL).
+fn spawn(dir: &Path, mut command: std::process::Command) -> (Inbox, u16) {
+    let child = common::process::ChildGuard::spawn(
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .unwrap();
+    let file = dir.join("inbox.json");
+    until(Duration::from_secs(10), "inbox.json", || file.exists());
+    let found: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let url = found["url"].as_str().unwrap().to_string();
+    let port: u16 = url.rsplit(':').next().unwrap().parse().unwrap();
+    let mut child = child;
+    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let inbox = Inbox {
+        child,
+        dir: dir.to_path_buf(),
+        port,
+        token: found["token"].as_str().unwrap().to_string(),
+        url,
+        stderr,
+    };
+    (inbox, port)
+}
+
+/// `ask_user inbox pair ARGS`: (exit code, stdout, stderr).
+fn pair(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut all = vec!["inbox", "pair"];
+    all.extend_from_slice(args);
+    let out = command(dir, &all).stdin(Stdio::null()).output().unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The pairing page's claim: no token, the inbox's Origin, JSON.
+fn claim(port: u16, code: &str) -> Response {
+    let host = format!("127.0.0.1:{port}");
+    let origin = format!("http://{host}");
+    let body = format!(r#"{{"code":"{code}"}}"#);
+    send(
+        port,
+        "POST",
+        "/api/pair/claim",
+        &[
+            ("Host", host.as_str()),
+            ("Origin", origin.as_str()),
+            ("Content-Type", "application/json"),
+        ],
+        body.as_bytes(),
+    )
+}
+
+fn code_of(url: &str) -> String {
+    url.split_once("/pair#").unwrap().1.to_string()
+}
+
+fn pair_ok(dir: &Path, args: &[&str]) -> Value {
+    let (code, stdout, stderr) = pair(dir, args);
+    assert_eq!(code, 0, "{stdout} {stderr}");
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    serde_json::from_str(&stdout).unwrap()
+}
+
+#[test]
+fn a_phone_pairs_once_answers_as_its_name_and_is_unpaired_by_token_remove() {
+    let dir = state();
+    let (inbox, port) = reachable(dir.path());
+    let paired = pair_ok(dir.path(), &["ada-phone"]);
+    assert_eq!(paired["tool"], "ask_user");
+    assert_eq!(paired["version"], 1);
+    assert_eq!(paired["status"], "ok");
+    assert_eq!(paired["name"], "ada-phone");
+    let url = paired["url"].as_str().unwrap();
+    assert!(url.starts_with(&format!("{PUBLIC}/pair#")), "{url}");
+    assert!(paired["expiresAt"].as_str().unwrap().ends_with('Z'));
+    // Before the claim, the code is no token.
+    let code = code_of(url);
+    assert_eq!(
+        same_origin_request(port, &code, "GET", "/api/questions", "").status,
+        401
+    );
+    let (_, _, stderr) = pair(dir.path(), &["bob-phone"]);
+    assert!(
+        stderr.contains('█') && stderr.contains("/pair#"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("within 10 minutes"), "{stderr}");
+
+    let got = claim(port, &code);
+    assert_eq!(got.status, 201, "{}", got.body);
+    let device: Value = serde_json::from_str(&got.body).unwrap();
+    assert_eq!(device["name"], "ada-phone");
+    let token = device["token"].as_str().unwrap().to_string();
+    // The guard takes it at once, as a person's token.
+    assert_eq!(
+        same_origin_request(port, &token, "GET", "/api/questions", "").status,
+        200
+    );
+    // A person's token does not pair more phones.
+    let more = same_origin_request(port, &token, "POST", "/api/pair", "{}");
+    assert_eq!(more.status, 403, "{}", more.body);
+    assert!(
+        more.body
+            .contains("only the inbox's own token pairs a phone"),
+        "{}",
+        more.body
+    );
+    // Listed by name, never with its token.
+    let out = command(dir.path(), &["inbox", "token", "list"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        listed.contains(r#""name":"ada-phone","role":"person""#),
+        "{listed}"
+    );
+    assert!(
+        !listed.contains("bob-phone"),
+        "a pending code is not listed: {listed}"
+    );
+    assert!(!listed.contains(&token));
+
+    // The answer is the phone's: history names it.
+    let asker = common::inbox::Asker::ask(
+        dir.path(),
+        r#"{"question":"Ship it?","options":["yes","no"]}"#,
+        &[],
+    );
+    until(Duration::from_secs(10), "the question", || {
+        !inbox.ids().is_empty()
+    });
+    let id = inbox.ids()[0].clone();
+    let answered = same_origin_request(
+        port,
+        &token,
+        "POST",
+        &format!("/api/questions/{id}/answer"),
+        r#"{"answers":[{"optionIds":["1"]}]}"#,
+    );
+    assert_eq!(answered.status, 200, "{}", answered.body);
+    let (exit, document) = asker.finish();
+    assert_eq!(exit, 0, "{document}");
+    assert_eq!(document["answers"][0]["values"][0], "yes");
+    let history = same_origin_request(port, &inbox.token, "GET", "/api/history", "");
+    assert!(
+        history.body.contains(r#""decidedBy":"ada-phone""#),
+        "{}",
+        history.body
+    );
+
+    // Revoked: the phone's next request gets 401 (SQLite: within the 5 s re-read).
+    let out = command(dir.path(), &["inbox", "token", "remove", "ada-phone"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    until(Duration::from_secs(8), "the revoked token's 401", || {
+        same_origin_request(port, &token, "GET", "/api/questions", "").status == 401
+    });
+    drop(inbox);
+}
+
+#[test]
+fn a_used_code_and_an_expired_code_are_refused_with_their_reason() {
+    let dir = state();
+    let (inbox, port) = reachable(dir.path());
+    let first = pair_ok(dir.path(), &[]);
+    assert_eq!(first["name"], "phone-1");
+    let code = code_of(first["url"].as_str().unwrap());
+    assert_eq!(claim(port, &code).status, 201);
+    let again = claim(port, &code);
+    assert_eq!(again.status, 410, "{}", again.body);
+    let said: Value = serde_json::from_str(&again.body).unwrap();
+    assert_eq!(said["reason"], "used");
+    // A guess looks the same as a used code.
+    let guess = claim(port, &"ab".repeat(32));
+    assert_eq!(
+        serde_json::from_str::<Value>(&guess.body).unwrap()["reason"],
+        "used"
+    );
+
+    // Expired: the pending row made eleven minutes older in the store.
+    let second = pair_ok(dir.path(), &[]);
+    assert_eq!(second["name"], "phone-2");
+    let store = rusqlite::Connection::open(dir.path().join("inbox.sqlite3")).unwrap();
+    let aged = store
+        .execute(
+            "UPDATE tokens SET added_at = added_at - 660000 WHERE name = 'phone-2 pairing'",
+            [],
+        )
+        .unwrap();
+    assert_eq!(aged, 1);
+    let late = claim(port, &code_of(second["url"].as_str().unwrap()));
+    assert_eq!(late.status, 410, "{}", late.body);
+    let said: Value = serde_json::from_str(&late.body).unwrap();
+    assert_eq!(
+        (said["reason"].as_str(), said["minutes"].as_u64()),
+        (Some("expired"), Some(10))
+    );
+    // A name kept already is refused by `pair` (INVALID_FIELD, exit 1).
+    let (exit, stdout, _) = pair(dir.path(), &["phone-1"]);
+    assert_eq!(exit, 1, "{stdout}");
+    let doc: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(doc["error"]["code"], "INVALID_FIELD");
+    // A bad name never reaches the inbox (exit 1, INVALID_FIELD).
+    let (exit, stdout, _) = pair(dir.path(), &["a\tb"]);
+    assert_eq!(exit, 1, "{stdout}");
+    drop(inbox);
+}
+
+#[test]
+fn a_loopback_only_inbox_is_not_reachable_from_a_phone() {
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let (exit, stdout, stderr) = pair(dir.path(), &[]);
+    assert_eq!(exit, 1, "{stderr}");
+    let doc: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(doc["status"], "error");
+    assert_eq!(doc["error"]["code"], "NOT_REACHABLE");
+    let message = doc["error"]["message"].as_str().unwrap();
+    for named in [
+        "loopback only",
+        "--listen",
+        "--tls-cert",
+        "--public-url",
+        "Reach the inbox from a phone",
+    ] {
+        assert!(message.contains(named), "{message}");
+    }
+    // And nothing was kept for it.
+    let out = command(dir.path(), &["inbox", "token", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "");
+    drop(inbox);
+}
+
+#[test]
+fn the_phone_s_shell_needs_no_token_and_keeps_the_protective_headers() {
+    let dir = state();
+    let (inbox, port) = reachable(dir.path());
+    let host = format!("127.0.0.1:{port}");
+    let get = |path: &str| send(port, "GET", path, &[("Host", host.as_str())], b"");
+    for (path, kind) in [
+        ("/pair", "text/html"),
+        ("/app", "text/html"),
+        ("/manifest.webmanifest", "application/manifest+json"),
+        ("/sw.js", "text/javascript"),
+        ("/icon-192.png", "image/png"),
+        ("/icon-512.png", "image/png"),
+    ] {
+        let got = get(path);
+        assert_eq!(got.status, 200, "{path}");
+        assert!(
+            got.header("content-type").unwrap().starts_with(kind),
+            "{path}"
+        );
+        assert_eq!(
+            got.header("x-content-type-options"),
+            Some("nosniff"),
+            "{path}"
+        );
+        assert_eq!(got.header("cache-control"), Some("no-store"), "{path}");
+        let csp = got.header("content-security-policy").unwrap();
+        assert!(csp.starts_with("default-src 'none'"), "{path}: {csp}");
+        if kind == "text/html" {
+            assert!(
+                csp.contains("worker-src 'self'") && csp.contains("script-src 'nonce-"),
+                "{csp}"
+            );
+            assert!(!got.body.contains(&inbox.token), "{path} carries no token");
+        }
+    }
+    assert!(
+        get("/sw.js")
+            .header("content-security-policy")
+            .unwrap()
+            .contains("connect-src 'self'")
+    );
+    let manifest: Value = serde_json::from_str(&get("/manifest.webmanifest").body).unwrap();
+    assert_eq!(manifest["start_url"], "/app");
+    // The shell never caches the API, a question or a token.
+    let worker = get("/sw.js").body;
+    assert!(worker.contains(
+        r#"var SHELL = ["/app", "/manifest.webmanifest", "/icon-192.png", "/icon-512.png"];"#
+    ));
+    // The API still needs a token, the claim another Host is refused, and
+    // making a code needs the inbox's own token.
+    assert_eq!(get("/api/questions").status, 401);
+    let anonymous = send(
+        port,
+        "POST",
+        "/api/pair",
+        &[
+            ("Host", host.as_str()),
+            ("Origin", &format!("http://{host}")),
+            ("Content-Type", "application/json"),
+        ],
+        b"{}",
+    );
+    assert_eq!(anonymous.status, 401);
+    let foreign = send(
+        port,
+        "POST",
+        "/api/pair/claim",
+        &[
+            ("Host", host.as_str()),
+            ("Origin", "https://evil.example"),
+            ("Content-Type", "application/json"),
+        ],
+        br#"{"code":"00"}"#,
+    );
+    assert_eq!(foreign.status, 403);
+    assert_eq!(
+        send(port, "DELETE", "/app", &[("Host", host.as_str())], b"").status,
+        405
+    );
+    drop(inbox);
+}
