@@ -2,9 +2,13 @@
 //! made by the CLI, claimed once by the pairing page's request for a person
 //! token, refused when used or expired, revoked by `inbox token remove`; a
 //! loopback-only inbox refused with NOT_REACHABLE; the installable shell
-//! served without a token and with the protective headers. These drive the
+//! served without a token and with the protective headers. Most drive the
 //! inbox over HTTP as the pairing page and the phone's page do; the inbox
 //! sits behind a (pretend) reverse proxy, `--behind-proxy --public-url`.
+//! The last one is headless Chromium in mobile emulation (tests/web/phone.mjs):
+//! it opens the link on the listener's loopback address (a secure context
+//! for the service worker) in place of the public URL, which nothing here
+//! serves.
 
 mod common;
 
@@ -18,6 +22,14 @@ use common::inbox::{Inbox, command, state, until};
 use common::page::{Response, same_origin_request, send};
 
 const PUBLIC: &str = "https://inbox.example.test";
+
+common::harness::main!(
+    a_phone_pairs_once_answers_as_its_name_and_is_unpaired_by_token_remove,
+    a_used_code_and_an_expired_code_are_refused_with_their_reason,
+    a_loopback_only_inbox_is_not_reachable_from_a_phone,
+    the_phone_s_shell_needs_no_token_and_keeps_the_protective_headers,
+    an_emulated_phone_pairs_answers_a_form_and_is_told_when_unpaired,
+);
 
 /// An inbox a phone could reach: loopback behind a proxy with a public URL.
 fn reachable(dir: &Path) -> (Inbox, u16) {
@@ -101,7 +113,6 @@ fn pair_ok(dir: &Path, args: &[&str]) -> Value {
     serde_json::from_str(&stdout).unwrap()
 }
 
-#[test]
 fn a_phone_pairs_once_answers_as_its_name_and_is_unpaired_by_token_remove() {
     let dir = state();
     let (inbox, port) = reachable(dir.path());
@@ -199,7 +210,6 @@ fn a_phone_pairs_once_answers_as_its_name_and_is_unpaired_by_token_remove() {
     drop(inbox);
 }
 
-#[test]
 fn a_used_code_and_an_expired_code_are_refused_with_their_reason() {
     let dir = state();
     let (inbox, port) = reachable(dir.path());
@@ -247,7 +257,6 @@ fn a_used_code_and_an_expired_code_are_refused_with_their_reason() {
     drop(inbox);
 }
 
-#[test]
 fn a_loopback_only_inbox_is_not_reachable_from_a_phone() {
     let dir = state();
     let inbox = Inbox::start(dir.path());
@@ -274,7 +283,6 @@ fn a_loopback_only_inbox_is_not_reachable_from_a_phone() {
     drop(inbox);
 }
 
-#[test]
 fn the_phone_s_shell_needs_no_token_and_keeps_the_protective_headers() {
     let dir = state();
     let (inbox, port) = reachable(dir.path());
@@ -353,6 +361,113 @@ fn the_phone_s_shell_needs_no_token_and_keeps_the_protective_headers() {
     assert_eq!(
         send(port, "DELETE", "/app", &[("Host", host.as_str())], b"").status,
         405
+    );
+    drop(inbox);
+}
+
+/// tests/web/phone.mjs: the phone pairs, is measured and checked with axe,
+/// answers a two-question form (a multi-select with Other and a note), reads
+/// its service worker's cache; the asker prints that answer; `token remove`
+/// then makes the page say it must be paired again. `ASK_USER_PHONE_PNG`
+/// keeps its screenshot (docs/phone.png is made so).
+fn an_emulated_phone_pairs_answers_a_form_and_is_told_when_unpaired() {
+    let chromium = common::clients::chromium(&["playwright-core", "axe-core"]);
+    let dir = state();
+    let (inbox, port) = reachable(dir.path());
+    let asker = common::inbox::Asker::ask(
+        dir.path(),
+        r#"{"title":"Before the release","questions":[
+            {"question":"Which transports?","type":"multi-select","options":["HTTP","gRPC","WebSocket"],"allow_other":true},
+            {"question":"Ship it today?","options":["yes","no"]}]}"#,
+        &[],
+    );
+    let paired = pair_ok(dir.path(), &["pixel"]);
+    let link = paired["url"]
+        .as_str()
+        .unwrap()
+        .replace(PUBLIC, &format!("http://127.0.0.1:{port}"));
+    let revoked = dir.path().join("revoked");
+    let png = std::env::var("ASK_USER_PHONE_PNG").unwrap_or_default();
+    let mut phone = common::process::ChildGuard::spawn(
+        std::process::Command::new("node")
+            .arg("phone.mjs")
+            .arg(&link)
+            .arg(&revoked)
+            .args((!png.is_empty()).then_some(&png))
+            .current_dir(common::clients::tests_dir("web"))
+            .env("CHROMIUM", &chromium)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .unwrap();
+    let mut said = std::io::BufReader::new(phone.stdout.take().unwrap());
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    use std::io::{BufRead, Read};
+    while said.read_line(&mut line).unwrap() > 0 {
+        lines.push(line.trim().to_string());
+        if line.trim() == "answered" {
+            break;
+        }
+        line.clear();
+    }
+    if lines.last().map(String::as_str) != Some("answered") {
+        let mut errors = String::new();
+        phone
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut errors)
+            .unwrap();
+        panic!("the phone did not answer: {lines:?} {errors}");
+    }
+    let (exit, document) = asker.finish();
+    assert_eq!(exit, 0, "{document}");
+    let answers = &document["answers"];
+    let first: Vec<&str> = answers[0]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(first, ["HTTP", "gRPC", "NATS"], "{document}");
+    assert_eq!(answers[0]["note"], "from the phone", "{document}");
+    assert_eq!(answers[1]["values"][0], "no", "{document}");
+    let out = command(dir.path(), &["inbox", "token", "remove", "pixel"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // A running SQLite inbox reads the tokens again within 5 s: then the
+    // phone's next request is refused.
+    std::thread::sleep(Duration::from_secs(6));
+    std::fs::write(&revoked, "").unwrap();
+    let mut rest = String::new();
+    said.read_to_string(&mut rest).unwrap();
+    let status = common::process::exit_within(
+        &mut phone,
+        Duration::from_secs(30),
+        Duration::from_millis(50),
+    )
+    .expect("phone.mjs ends");
+    let mut errors = String::new();
+    phone
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut errors)
+        .unwrap();
+    assert!(status.success(), "{lines:?} {rest} {errors}");
+    assert!(
+        rest.contains("cached: ") && rest.ends_with("unpaired\n"),
+        "{rest}"
+    );
+    for measured in ["all at least 44 px", "1 question on screen"] {
+        assert!(lines.iter().any(|l| l.contains(measured)), "{lines:?}");
+    }
+    assert!(
+        lines.iter().any(|l| l.starts_with("axe: no serious")),
+        "{lines:?}"
     );
     drop(inbox);
 }

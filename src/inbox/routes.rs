@@ -251,7 +251,8 @@ fn question_route(path: &str) -> Option<(&str, &str)> {
 
 fn page() -> Reply {
     match response::nonce() {
-        Ok(nonce) => Reply::page(PAGE.replace(NONCE_SLOT, &nonce), &nonce),
+        // The same page as the phone's /app: its manifest and icon load from here.
+        Ok(nonce) => Reply::app_page(PAGE.replace(NONCE_SLOT, &nonce), &nonce),
         Err(_) => Reply::text(500, "no randomness"),
     }
 }
