@@ -254,6 +254,10 @@ fn a_used_code_and_an_expired_code_are_refused_with_their_reason() {
     // A bad name never reaches the inbox (exit 1, INVALID_FIELD).
     let (exit, stdout, _) = pair(dir.path(), &["a\tb"]);
     assert_eq!(exit, 1, "{stdout}");
+    // Guessing codes is slowed like guessing tokens: the tokenless limit
+    // (100 a minute) answers 429 past it.
+    let limited = (0..120).position(|_| claim(port, &"cd".repeat(32)).status == 429);
+    assert!(limited.is_some_and(|n| n <= 100), "{limited:?}");
     drop(inbox);
 }
 

@@ -274,6 +274,27 @@ mod tests {
     const T2: &str = "0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a";
 
     #[test]
+    fn a_pairing_code_waiting_for_its_phone_is_never_a_token() {
+        let pending = StoredToken {
+            name: "phone-1 pairing".into(),
+            role: TokenRole::Person,
+            digest: digest(T1).to_vec(),
+            added_at: 0,
+        };
+        assert_eq!(as_digest(pending), None);
+        let paired = StoredToken {
+            name: "phone-1".into(),
+            role: TokenRole::Person,
+            digest: digest(T1).to_vec(),
+            added_at: 0,
+        };
+        assert_eq!(
+            as_digest(paired),
+            Some((digest(T1), Holder::Person("phone-1".into())))
+        );
+    }
+
+    #[test]
     fn a_kept_token_s_name_is_1_to_64_visible_characters_without_spaces() {
         assert_eq!(check_name(&"a".repeat(64)), Ok(()));
         assert_eq!(check_name("ci-runner"), Ok(()));
