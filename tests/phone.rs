@@ -11,6 +11,8 @@
 //! serves.
 
 mod common;
+#[path = "common/netns.rs"]
+mod netns;
 
 use std::path::Path;
 use std::process::Stdio;
@@ -29,6 +31,7 @@ common::harness::main!(
     a_loopback_only_inbox_is_not_reachable_from_a_phone,
     the_phone_s_shell_needs_no_token_and_keeps_the_protective_headers,
     an_emulated_phone_pairs_answers_a_form_and_is_told_when_unpaired,
+    an_emulated_phone_in_another_namespace_pairs_over_tls,
 );
 
 /// An inbox a phone could reach: loopback behind a proxy with a public URL.
@@ -378,28 +381,103 @@ fn an_emulated_phone_pairs_answers_a_form_and_is_told_when_unpaired() {
     let chromium = common::clients::chromium(&["playwright-core", "axe-core"]);
     let dir = state();
     let (inbox, port) = reachable(dir.path());
-    let asker = common::inbox::Asker::ask(
-        dir.path(),
+    let png = std::env::var("ASK_USER_PHONE_PNG").unwrap_or_default();
+    let phone = |link: &str, revoked: &Path| {
+        let mut node = std::process::Command::new("node");
+        node.arg("phone.mjs")
+            .arg(link.replace(PUBLIC, &format!("http://127.0.0.1:{port}")))
+            .arg(revoked)
+            .args((!png.is_empty()).then_some(&png));
+        node
+    };
+    phone_round(dir.path(), &chromium, &[], phone);
+    drop(inbox);
+}
+
+/// The pairing end to end over TLS, the phone in another network namespace
+/// (as another machine on the LAN): the inbox listens on the namespace
+/// link's address with a certificate from a test CA (openssl), and the
+/// emulated phone opens the very link `inbox pair` printed. Chromium takes
+/// the test CA's certificate through `--ignore-certificate-errors` (no NSS
+/// tools here to trust the CA itself).
+fn an_emulated_phone_in_another_namespace_pairs_over_tls() {
+    let chromium = common::clients::chromium(&["playwright-core", "axe-core"]);
+    let namespace = common::harness::require(netns::Namespace::make(), netns::NO_NAMESPACE);
+    let files = tempfile::tempdir().unwrap();
+    let ca = common::harness::require(
+        netns::TestCa::make(files.path(), &namespace.host_ip),
+        "openssl (run .ci/setup-deploy.sh)",
+    );
+    let dir = state();
+    let listen = format!("{}:{}", namespace.host_ip, namespace.free_port());
+    let mut inbox = command(dir.path(), &["inbox"]);
+    inbox.args([
+        "--listen",
+        &listen,
+        "--tls-cert",
+        ca.cert.to_str().unwrap(),
+        "--tls-key",
+        ca.key.to_str().unwrap(),
+    ]);
+    let child = common::process::ChildGuard::spawn(
+        inbox
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null()),
+    )
+    .unwrap();
+    let file = dir.path().join("inbox.json");
+    until(Duration::from_secs(10), "inbox.json", || file.exists());
+    let ca_file = ca.ca.to_str().unwrap().to_string();
+    let name = namespace.name.clone();
+    let phone = |link: &str, revoked: &Path| {
+        assert!(
+            link.starts_with(&format!("https://{listen}/pair#")),
+            "{link}"
+        );
+        let mut node = std::process::Command::new("ip");
+        node.args(["netns", "exec", &name, "node", "phone.mjs", link])
+            .arg(revoked)
+            .env("PHONE_IGNORE_CERTIFICATE_ERRORS", "1");
+        node
+    };
+    phone_round(dir.path(), &chromium, &[("SSL_CERT_FILE", &ca_file)], phone);
+    drop(child);
+}
+
+/// One phone round: an asker asks a two-question form, `inbox pair pixel`
+/// makes the link, `phone(link, revoked)` (tests/web/phone.mjs) pairs,
+/// answers and reads its cache; the asker prints that answer; `token
+/// remove` then makes the page say it must be paired again.
+fn phone_round(
+    dir: &Path,
+    chromium: &Path,
+    env: &[(&str, &str)],
+    phone: impl Fn(&str, &Path) -> std::process::Command,
+) {
+    let mut ask = command(dir, &["ask", "--ui", "inbox", "-"]);
+    for (key, value) in env {
+        ask.env(key, value);
+    }
+    let asker = common::inbox::Asker::spawn(
+        ask,
         r#"{"title":"Before the release","questions":[
             {"question":"Which transports?","type":"multi-select","options":["HTTP","gRPC","WebSocket"],"allow_other":true},
             {"question":"Ship it today?","options":["yes","no"]}]}"#,
-        &[],
     );
-    let paired = pair_ok(dir.path(), &["pixel"]);
-    let link = paired["url"]
-        .as_str()
-        .unwrap()
-        .replace(PUBLIC, &format!("http://127.0.0.1:{port}"));
-    let revoked = dir.path().join("revoked");
-    let png = std::env::var("ASK_USER_PHONE_PNG").unwrap_or_default();
+    let mut pairing = command(dir, &["inbox", "pair", "pixel"]);
+    for (key, value) in env {
+        pairing.env(key, value);
+    }
+    let out = pairing.stdin(Stdio::null()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let paired: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let link = paired["url"].as_str().unwrap();
+    let revoked = dir.join("revoked");
+    let mut node = phone(link, &revoked);
     let mut phone = common::process::ChildGuard::spawn(
-        std::process::Command::new("node")
-            .arg("phone.mjs")
-            .arg(&link)
-            .arg(&revoked)
-            .args((!png.is_empty()).then_some(&png))
-            .current_dir(common::clients::tests_dir("web"))
-            .env("CHROMIUM", &chromium)
+        node.current_dir(common::clients::tests_dir("web"))
+            .env("CHROMIUM", chromium)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped()),
@@ -438,7 +516,7 @@ fn an_emulated_phone_pairs_answers_a_form_and_is_told_when_unpaired() {
     assert_eq!(first, ["HTTP", "gRPC", "NATS"], "{document}");
     assert_eq!(answers[0]["note"], "from the phone", "{document}");
     assert_eq!(answers[1]["values"][0], "no", "{document}");
-    let out = command(dir.path(), &["inbox", "token", "remove", "pixel"])
+    let out = command(dir, &["inbox", "token", "remove", "pixel"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
@@ -473,5 +551,4 @@ fn an_emulated_phone_pairs_answers_a_form_and_is_told_when_unpaired() {
         lines.iter().any(|l| l.starts_with("axe: no serious")),
         "{lines:?}"
     );
-    drop(inbox);
 }
