@@ -365,8 +365,13 @@ fn the_phone_s_shell_needs_no_token_and_keeps_the_protective_headers() {
         br#"{"code":"00"}"#,
     );
     assert_eq!(foreign.status, 403);
+    // Another method than GET needs the token there (and then gets 405).
     assert_eq!(
         send(port, "DELETE", "/app", &[("Host", host.as_str())], b"").status,
+        401
+    );
+    assert_eq!(
+        same_origin_request(port, &inbox.token, "DELETE", "/app", "").status,
         405
     );
     drop(inbox);

@@ -37,12 +37,8 @@ pub const CLAIM: &str = "/api/pair/claim";
 /// `POST /api/pair`: the CLI's, with the inbox's own token.
 pub const BEGIN: &str = "/api/pair";
 
-/// The paths served without a token.
-pub fn tokenless(path: &str) -> bool {
-    path == CLAIM || is_static(path)
-}
-
-/// The phone's GET routes.
+/// The phone's GET routes, served without a token (the claim is its one
+/// tokenless POST).
 pub fn is_static(path: &str) -> bool {
     matches!(
         path,
@@ -52,7 +48,7 @@ pub fn is_static(path: &str) -> bool {
 
 /// Every phone route (for 405 on another method).
 pub fn is_phone_route(path: &str) -> bool {
-    path == BEGIN || tokenless(path)
+    path == BEGIN || path == CLAIM || is_static(path)
 }
 
 /// A phone GET route's reply; `app` is the inbox page's HTML with its nonce

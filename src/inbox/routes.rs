@@ -179,7 +179,11 @@ impl App for Inbox {
     }
 
     fn tokenless(&self, path: &str) -> bool {
-        matches!(path, "/healthz" | "/readyz") || phone::tokenless(path)
+        matches!(path, "/healthz" | "/readyz") || phone::is_static(path)
+    }
+
+    fn tokenless_post(&self, path: &str) -> bool {
+        path == phone::CLAIM
     }
 
     fn origins(&self, path: &str) -> Origins {

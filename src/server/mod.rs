@@ -129,12 +129,19 @@ pub trait App: Send + Sync + 'static {
     fn origins(&self, _path: &str) -> Origins {
         Origins::Required
     }
-    /// Whether this route is served without the token (the inbox's
+    /// Whether this GET route is served without the token (the inbox's
     /// `/healthz` and `/readyz`, for load balancers and orchestrators; the
-    /// phone's shell and pairing claim, src/inbox/phone.rs). It
-    /// still needs our Host, counts toward the tokenless limit, and never
-    /// makes its connection a proven one.
+    /// phone's shell, src/inbox/phone.rs). It still needs our Host, counts
+    /// toward the tokenless limit, and never makes its connection a proven
+    /// one.
     fn tokenless(&self, _path: &str) -> bool {
+        false
+    }
+
+    /// Whether this POST route is served without the token (the inbox's
+    /// pairing claim, whose code is its proof). The same as
+    /// [`App::tokenless`], and it still needs the page's own Origin and JSON.
+    fn tokenless_post(&self, _path: &str) -> bool {
         false
     }
 }
@@ -551,8 +558,9 @@ async fn handle<A: App>(
 /// 2. A declared body over the limit: 413, whoever sends it.
 /// 3. Wrong Host: 403; no or a wrong token: 401.
 /// 4. `/.well-known/…`: 404, with or without the token.
-/// 5. One of the app's tokenless routes passes without the token
-///    (`Ok(None)`: nobody proven); a POST to one still needs 6.
+/// 5. A GET of one of the app's tokenless routes, or a POST to one of its
+///    tokenless POST routes, passes without the token (`Ok(None)`: nobody
+///    proven); the POST still needs 6.
 /// 6. POSTs: the page's own Origin (403; for some routes only when one is
 ///    sent) and JSON (415).
 fn admit<A: App>(
@@ -572,13 +580,17 @@ fn admit<A: App>(
     if parts.uri.path().starts_with("/.well-known/") && proof != Err(Rejection::WrongHost) {
         return Err(Rejection::NoMetadata);
     }
-    if proof == Err(Rejection::BadToken) && shared.app.tokenless(parts.uri.path()) {
-        // A tokenless POST (the inbox's pairing claim, whose code is its
-        // proof) still needs the page's own Origin and JSON.
-        shared
-            .guard
-            .check_post_with(parts, shared.app.origins(parts.uri.path()))?;
-        return Ok(None);
+    if proof == Err(Rejection::BadToken) {
+        let path = parts.uri.path();
+        if parts.method == http::Method::GET && shared.app.tokenless(path) {
+            return Ok(None);
+        }
+        if parts.method == http::Method::POST && shared.app.tokenless_post(path) {
+            shared
+                .guard
+                .check_post_with(parts, shared.app.origins(path))?;
+            return Ok(None);
+        }
     }
     let holder = proof?;
     let origins = shared.app.origins(parts.uri.path());
