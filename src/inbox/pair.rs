@@ -279,9 +279,10 @@ pub fn request(name: Option<String>) -> Result<Code, AskError> {
     super::run(|client| async move { client.post("/api/pair", &PairRequest { name }).await })
 }
 
-/// `text` as a QR code in Unicode half blocks (two rows of modules a line),
-/// dark modules drawn as spaces on a light quiet zone so that it scans on a
-/// dark or a light terminal alike.
+/// `text` as a QR code in Unicode half blocks (two rows of modules a
+/// line). Light modules and the quiet zone are drawn, dark ones left
+/// blank: on the usual dark terminal that is a dark-on-light code; on a
+/// light terminal it comes out inverted, which most phone scanners read too.
 pub fn qr_text(text: &str) -> Option<String> {
     let code = qrcode::QrCode::with_error_correction_level(text, qrcode::EcLevel::L).ok()?;
     let width = code.width();
@@ -297,9 +298,6 @@ pub fn qr_text(text: &str) -> Option<String> {
     let mut out = String::new();
     for y in (0..size).step_by(2) {
         for x in 0..size {
-            // Light is drawn (a block), dark is left blank: the terminal's
-            // background is the dark module on a dark terminal; inverted
-            // video keeps it right on a light one.
             let top = !dark(x, y);
             let bottom = y + 1 < size && !dark(x, y + 1);
             out.push(match (top, bottom) {
