@@ -390,6 +390,19 @@ pub enum InboxVerb {
         /// The question's inboxId (from `inbox list` or the page).
         id: String,
     },
+    /// Pair a phone: print a QR code and a link that give it a person token named NAME.
+    #[command(
+        after_help = "Asks the running inbox (its own token) for a pairing code: single-use, good for 10 minutes.\n\
+        Prints the QR code and the link on stderr, and on stdout one JSON line:\n\
+        {\"tool\":\"ask_user\",\"version\":1,\"status\":\"ok\",\"url\",\"name\",\"expiresAt\"}.\n\
+        The phone must reach the inbox: --listen ADDRESS:PORT with --tls-cert/--tls-key, or --public-url\n\
+        (docs/inbox.md, \"Reach the inbox from a phone\"). `inbox token remove NAME` unpairs it.\n\
+        Exit codes: 0 done, 1 error (NO_INBOX, NOT_REACHABLE, INVALID_FIELD), 2 usage error."
+    )]
+    Pair {
+        /// The phone's token name (1 to 64 visible characters, no spaces); default: phone-N.
+        name: Option<String>,
+    },
     /// Keep named tokens in the store (PostgreSQL: every replica takes them at once).
     Token {
         /// The store, as `inbox --store`: a PostgreSQL URL or a SQLite file. Without it:

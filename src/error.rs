@@ -96,13 +96,17 @@ pub enum AskError {
     /// A token whose role does not allow the request (`--tokens`).
     #[error("{0}")]
     Forbidden(Detail),
+    /// `inbox pair` on an inbox that a phone cannot reach (loopback only,
+    /// no `--public-url`).
+    #[error("{0}")]
+    NotReachable(Detail),
     #[error("{0}")]
     InternalError(Detail),
 }
 
 impl AskError {
     /// Every code, in the documented order (docs/documents.md, schema).
-    pub const CODES: [&'static str; 24] = [
+    pub const CODES: [&'static str; 25] = [
         "INVALID_JSON",
         "INVALID_INPUT",
         "INPUT_TOO_LARGE",
@@ -126,6 +130,7 @@ impl AskError {
         "ALREADY_ANSWERED",
         "VERSION_MISMATCH",
         "FORBIDDEN",
+        "NOT_REACHABLE",
         "INTERNAL_ERROR",
     ];
 
@@ -154,6 +159,7 @@ impl AskError {
             AskError::AlreadyAnswered(_) => "ALREADY_ANSWERED",
             AskError::VersionMismatch(_) => "VERSION_MISMATCH",
             AskError::Forbidden(_) => "FORBIDDEN",
+            AskError::NotReachable(_) => "NOT_REACHABLE",
             AskError::InternalError(_) => "INTERNAL_ERROR",
         }
     }
@@ -185,6 +191,7 @@ impl AskError {
             "ALREADY_ANSWERED" => AskError::AlreadyAnswered,
             "VERSION_MISMATCH" => AskError::VersionMismatch,
             "FORBIDDEN" => AskError::Forbidden,
+            "NOT_REACHABLE" => AskError::NotReachable,
             "INTERNAL_ERROR" => AskError::InternalError,
             _ => return None,
         };
@@ -216,6 +223,7 @@ impl AskError {
             | AskError::AlreadyAnswered(d)
             | AskError::VersionMismatch(d)
             | AskError::Forbidden(d)
+            | AskError::NotReachable(d)
             | AskError::InternalError(d) => d,
         }
     }

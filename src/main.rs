@@ -291,6 +291,21 @@ fn inbox(args: InboxArgs) -> i32 {
             id, reply, notes, ..
         }) => done(ask_user::inbox::answer(&id, &reply, &notes)),
         Some(InboxVerb::Cancel { id }) => done(ask_user::inbox::cancel(&id)),
+        Some(InboxVerb::Pair { name }) => match ask_user::inbox::pair::request(name) {
+            Ok(code) => {
+                let qr = ask_user::inbox::pair::qr_text(&code.url).unwrap_or_default();
+                eprintln!(
+                    "{qr}\nScan this with the phone, or open on it (once, within {} minutes):\n{}\nIt pairs as {:?}; `ask_user inbox token remove {}` unpairs it.",
+                    ask_user::inbox::pair::CODE_MINUTES,
+                    code.url,
+                    code.name,
+                    code.name
+                );
+                print_document(&code.document());
+                exit::OK
+            }
+            Err(err) => fail(&err),
+        },
         Some(InboxVerb::Token { store, verb }) => {
             use ask_user::inbox::tokens::{Command, Refused, run};
             let command = match verb {

@@ -894,6 +894,15 @@ impl Hub {
     }
 
     /// The named tokens kept in the store (`inbox token add`).
+    /// Runs `f` on the store, its errors as the hub's: for the pairing
+    /// codes ([`super::pair`]), kept beside the tokens.
+    pub fn with_store<T>(
+        &self,
+        f: impl FnOnce(&mut dyn store::Store) -> Result<T, store::Error>,
+    ) -> Result<T, AskError> {
+        f(&mut *self.state().store).map_err(store_error)
+    }
+
     pub fn stored_tokens(&self) -> Result<Vec<store::StoredToken>, AskError> {
         self.state().store.tokens().map_err(store_error)
     }

@@ -16,6 +16,8 @@ pub mod links;
 pub mod listen;
 pub mod metrics;
 pub mod notify;
+pub mod pair;
+pub mod phone;
 pub mod routes;
 pub mod state;
 pub mod store;
@@ -219,6 +221,10 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
         .enable_all()
         .build()
         .map_err(|e| web_error(format!("the inbox cannot start ({e})")))?;
+    let pairing = pair::Pairing {
+        base: pair::reachable_base(exposure, port),
+        digests: digests.clone(),
+    };
     let until_stopped = {
         let hub = Arc::clone(&hub);
         let announce = options
@@ -280,7 +286,8 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
     };
     let app = routes::Inbox::new(hub)
         .with_mcp(crate::mcp::http::McpHttp::new(&sites))
-        .with_away_file(folder.path().join(crate::away::AWAY_FILE));
+        .with_away_file(folder.path().join(crate::away::AWAY_FILE))
+        .with_pairing(pairing);
     let served = runtime.block_on(server.serve_until(Arc::new(app), until_stopped));
     folder.remove_inbox_file(pid);
     served.map_err(|e| web_error(format!("the inbox failed ({e})")))?;

@@ -45,6 +45,8 @@ use serde_json::value::RawValue;
 use tokio::sync::{broadcast, mpsc};
 
 use super::hub::{Action, AskRequest, Change, Hub, Leaving, Wait, Waiter};
+use super::pair::{Claim, PairRequest, Pairing};
+use super::phone;
 use super::store::Face;
 use crate::error::{AskError, Detail};
 use crate::mcp::http::McpHttp;
@@ -78,6 +80,8 @@ pub struct Inbox {
     /// The away file the hooks read ([`crate::away`]), for `/api/away`
     /// (422 without it).
     away_file: Option<PathBuf>,
+    /// `/api/pair` and its claim (404 without it).
+    pairing: Option<Pairing>,
 }
 
 impl Inbox {
@@ -86,6 +90,7 @@ impl Inbox {
             hub,
             mcp: None,
             away_file: None,
+            pairing: None,
         }
     }
 
@@ -94,6 +99,12 @@ impl Inbox {
     /// on this machine use).
     pub fn with_away_file(mut self, file: PathBuf) -> Inbox {
         self.away_file = Some(file);
+        self
+    }
+
+    /// Pairs phones ([`super::pair`]).
+    pub fn with_pairing(mut self, pairing: Pairing) -> Inbox {
+        self.pairing = Some(pairing);
         self
     }
 
@@ -136,6 +147,12 @@ impl App for Inbox {
                 },
                 Err(reply) => reply,
             },
+            // The phone (src/inbox/phone.rs): pairing and the installable shell.
+            (Method::POST, phone::BEGIN | phone::CLAIM) => match request.body().await {
+                Ok(body) => self.pair(&path, &body),
+                Err(reply) => reply,
+            },
+            (Method::GET, path) if phone::is_static(path) => phone::serve(path, &PAGE, NONCE_SLOT),
             (Method::GET, "/metrics") => Reply::prometheus(self.hub.render_metrics()),
             (Method::GET, "/healthz") => Reply::json(
                 200,
@@ -161,6 +178,7 @@ impl App for Inbox {
             },
             (method, path) => match question_route(path) {
                 Some((id, verb)) => self.question(method, id, verb, request, &holder).await,
+                None if phone::is_phone_route(path) => Reply::text(405, "method not allowed"),
                 None if matches!(
                     path,
                     "/" | "/api/events"
@@ -191,7 +209,11 @@ impl App for Inbox {
     }
 
     fn tokenless(&self, path: &str) -> bool {
-        matches!(path, "/healthz" | "/readyz")
+        matches!(path, "/healthz" | "/readyz") || phone::is_static(path)
+    }
+
+    fn tokenless_post(&self, path: &str) -> bool {
+        path == phone::CLAIM
     }
 
     fn capability(&self, path: &str) -> bool {
@@ -240,6 +262,11 @@ fn forbidden(holder: &Holder, path: &str) -> Option<AskError> {
     let probe = matches!(path, "/healthz" | "/readyz");
     let message = match holder {
         Holder::Owner => return None,
+        // Only the inbox's own token makes pairing codes (a device token
+        // must not mint more of itself).
+        Holder::Person(name) | Holder::Asker(name) if path == phone::BEGIN => format!(
+            "{name:?} holds a named token; only the inbox's own token pairs a phone (ask_user inbox pair, on the inbox's machine)"
+        ),
         Holder::Person(_) if probe || !(asking || path == crate::mcp::http::PATH) => return None,
         Holder::Asker(_) if probe || asking => return None,
         Holder::Person(name) => format!(
@@ -264,7 +291,8 @@ fn question_route(path: &str) -> Option<(&str, &str)> {
 
 fn page() -> Reply {
     match response::nonce() {
-        Ok(nonce) => Reply::page(PAGE.replace(NONCE_SLOT, &nonce), &nonce),
+        // The same page as the phone's /app: its manifest and icon load from here.
+        Ok(nonce) => Reply::app_page(PAGE.replace(NONCE_SLOT, &nonce), &nonce),
         Err(_) => Reply::text(500, "no randomness"),
     }
 }
@@ -325,6 +353,30 @@ impl Inbox {
                     None => AskError::ReadError(detail),
                 })
             }
+        }
+    }
+
+    /// `POST /api/pair` (make a code) and `POST /api/pair/claim` (a phone
+    /// exchanges it for its token).
+    fn pair(&self, path: &str, body: &[u8]) -> Reply {
+        let Some(pairing) = &self.pairing else {
+            return Reply::text(404, "not found");
+        };
+        if path == phone::BEGIN {
+            return match self.parse::<PairRequest>(body) {
+                Ok(request) => match pairing.begin(&self.hub, &request) {
+                    Ok(code) => Reply::json(201, &code),
+                    Err(err) => self.error_reply(&err),
+                },
+                Err(reply) => *reply,
+            };
+        }
+        match self.parse::<Claim>(body) {
+            Ok(claim) => match pairing.claim(&self.hub, &claim.code) {
+                Ok(outcome) => phone::claimed(outcome),
+                Err(err) => self.error_reply(&err),
+            },
+            Err(reply) => *reply,
         }
     }
 

@@ -129,6 +129,10 @@ pub fn reload(hub: &Hub, digests: &Digests) -> Result<(), AskError> {
 /// A stored token as the guard takes it; `None` for a digest of another
 /// length (the schema allows none).
 fn as_digest(token: StoredToken) -> Option<([u8; 32], Holder)> {
+    // A pairing code waiting for its phone is no token (src/inbox/pair.rs).
+    if super::pair::is_pending(&token.name) {
+        return None;
+    }
     let digest: [u8; 32] = token.digest.as_slice().try_into().ok()?;
     let holder = match token.role {
         TokenRole::Person => Holder::Person(token.name),
@@ -253,6 +257,7 @@ pub fn list(store: &mut dyn Store) -> Result<Vec<Listed>, store::Error> {
     Ok(store
         .tokens()?
         .into_iter()
+        .filter(|token| !super::pair::is_pending(&token.name))
         .map(|token| Listed {
             name: token.name,
             role: token.role,
@@ -267,6 +272,27 @@ mod tests {
 
     const T1: &str = "5f0c9a1e8b7d4c3f2a1b0e9d8c7b6a59";
     const T2: &str = "0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a";
+
+    #[test]
+    fn a_pairing_code_waiting_for_its_phone_is_never_a_token() {
+        let pending = StoredToken {
+            name: "phone-1 pairing".into(),
+            role: TokenRole::Person,
+            digest: digest(T1).to_vec(),
+            added_at: 0,
+        };
+        assert_eq!(as_digest(pending), None);
+        let paired = StoredToken {
+            name: "phone-1".into(),
+            role: TokenRole::Person,
+            digest: digest(T1).to_vec(),
+            added_at: 0,
+        };
+        assert_eq!(
+            as_digest(paired),
+            Some((digest(T1), Holder::Person("phone-1".into())))
+        );
+    }
 
     #[test]
     fn a_kept_token_s_name_is_1_to_64_visible_characters_without_spaces() {

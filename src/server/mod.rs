@@ -130,9 +130,10 @@ pub trait App: Send + Sync + 'static {
         Origins::Required
     }
     /// Whether this GET route is served without the token (the inbox's
-    /// `/healthz` and `/readyz`, for load balancers and orchestrators). It
-    /// still needs our Host, counts toward the tokenless limit, and never
-    /// makes its connection a proven one.
+    /// `/healthz` and `/readyz`, for load balancers and orchestrators; the
+    /// phone's shell, src/inbox/phone.rs). It still needs our Host, counts
+    /// toward the tokenless limit, and never makes its connection a proven
+    /// one.
     fn tokenless(&self, _path: &str) -> bool {
         false
     }
@@ -143,6 +144,13 @@ pub trait App: Send + Sync + 'static {
     /// Such requests count toward the tokenless limit, as token guesses do
     /// (the app checks the capability), and never prove their connection.
     fn capability(&self, _path: &str) -> bool {
+        false
+    }
+
+    /// Whether this POST route is served without the token (the inbox's
+    /// pairing claim, whose code is its proof). The same as
+    /// [`App::tokenless`], and it still needs the page's own Origin and JSON.
+    fn tokenless_post(&self, _path: &str) -> bool {
         false
     }
 }
@@ -559,8 +567,9 @@ async fn handle<A: App>(
 /// 2. A declared body over the limit: 413, whoever sends it.
 /// 3. Wrong Host: 403; no or a wrong token: 401.
 /// 4. `/.well-known/…`: 404, with or without the token.
-/// 5. A GET of one of the app's tokenless routes passes without the token
-///    (`Ok(None)`: nobody proven).
+/// 5. A GET of one of the app's tokenless routes, or a POST to one of its
+///    tokenless POST routes, passes without the token (`Ok(None)`: nobody
+///    proven); the POST still needs 7.
 /// 6. A request to one of the app's capability routes passes without the
 ///    token, a POST after the Origin and JSON checks (`Ok(None)`).
 /// 7. POSTs: the page's own Origin (403; for some routes only when one is
@@ -582,11 +591,17 @@ fn admit<A: App>(
     if parts.uri.path().starts_with("/.well-known/") && proof != Err(Rejection::WrongHost) {
         return Err(Rejection::NoMetadata);
     }
-    if proof == Err(Rejection::BadToken)
-        && parts.method == http::Method::GET
-        && shared.app.tokenless(parts.uri.path())
-    {
-        return Ok(None);
+    if proof == Err(Rejection::BadToken) {
+        let path = parts.uri.path();
+        if parts.method == http::Method::GET && shared.app.tokenless(path) {
+            return Ok(None);
+        }
+        if parts.method == http::Method::POST && shared.app.tokenless_post(path) {
+            shared
+                .guard
+                .check_post_with(parts, shared.app.origins(path))?;
+            return Ok(None);
+        }
     }
     if proof == Err(Rejection::BadToken) && shared.app.capability(parts.uri.path()) {
         shared

@@ -50,6 +50,33 @@ impl Reply {
         }
     }
 
+    /// [`Reply::page`] for an installable app page: it may also register a
+    /// service worker, read its web app manifest and show images, all from
+    /// its own origin only (the inbox's phone page, src/inbox/phone.rs).
+    pub fn app_page(html: String, nonce: &str) -> Self {
+        let mut reply = Reply::page(html, nonce);
+        reply.csp = Some(format!(
+            "default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; \
+             connect-src 'self'; img-src 'self'; manifest-src 'self'; worker-src 'self'; \
+             base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        ));
+        reply
+    }
+
+    /// A file built into the binary (a script, a manifest, an icon), with
+    /// the locked policy, or `csp` (a service worker runs under its own
+    /// script's policy: it needs `connect-src 'self'` to fill its cache).
+    pub fn asset(content_type: &'static str, bytes: &'static [u8], csp: Option<&str>) -> Self {
+        Reply {
+            status: 200,
+            content_type,
+            csp: csp.map(str::to_string),
+            body: Body::Whole(Some(Bytes::from_static(bytes))),
+            close: false,
+            headers: HeaderMap::new(),
+        }
+    }
+
     /// A JSON document on one line.
     pub fn json<T: Serialize>(status: u16, value: &T) -> Self {
         Reply::whole(

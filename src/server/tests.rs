@@ -24,7 +24,7 @@ impl App for Echo {
             }
             "/query" => Reply::text(200, request.query("q").unwrap_or("none")),
             "/header" => Reply::text(200, request.header("x-h").unwrap_or("none")),
-            "/open" => Reply::text(
+            "/open" | "/open-post" => Reply::text(
                 200,
                 if request.holder().is_some() {
                     "holder"
@@ -38,6 +38,10 @@ impl App for Echo {
 
     fn tokenless(&self, path: &str) -> bool {
         path == "/open"
+    }
+
+    fn tokenless_post(&self, path: &str) -> bool {
+        path == "/open-post"
     }
 }
 
@@ -366,11 +370,11 @@ fn a_refused_head_ends_in_end_of_file_not_a_reset() {
     }
 }
 
-/// A tokenless GET route is served without the token, as nobody; with
-/// the token, as its holder; it never lets a POST, a wrong token's other
-/// routes or a wrong Host through.
+/// A tokenless route is served without the token, as nobody; with the
+/// token, as its holder; it never lets a POST without our Origin and JSON,
+/// a wrong token's other routes or a wrong Host through.
 #[test]
-fn tokenless_routes_serve_a_get_without_the_token_and_nothing_more() {
+fn tokenless_routes_serve_without_the_token_and_nothing_more() {
     let server = Running::start(Limits {
         tokenless_per_window: 100,
         ..small_limits()
@@ -390,8 +394,33 @@ fn tokenless_routes_serve_a_get_without_the_token_and_nothing_more() {
     assert_eq!(exchange(&mut proven, &held), (200, "holder\n".into()));
     // The token proved the connection: it stays open for the next request.
     assert_eq!(exchange(&mut proven, &held), (200, "holder\n".into()));
+    // A tokenless GET route takes no POST without the token, ...
     let post = server.head("POST /open", false, "Content-Length: 0\r\n");
     assert_eq!(exchange(&mut server.connect(), &post).0, 401);
+    // ... and a tokenless POST route (the inbox's pairing claim) needs our
+    // Origin and JSON, and takes no GET.
+    let post = server.head("POST /open-post", false, "Content-Length: 0\r\n");
+    assert_eq!(exchange(&mut server.connect(), &post).0, 403);
+    let get = server.head("GET /open-post", false, "");
+    assert_eq!(exchange(&mut server.connect(), &get).0, 401);
+    let foreign = server.head(
+        "POST /open-post",
+        false,
+        "Origin: https://evil.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\n",
+    ) + "{}";
+    assert_eq!(exchange(&mut server.connect(), &foreign).0, 403);
+    let own = format!(
+        "Origin: http://127.0.0.1:{}\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n",
+        server.port
+    );
+    let not_json = server.head("POST /open-post", false, &own) + "{}";
+    assert_eq!(exchange(&mut server.connect(), &not_json).0, 415);
+    let own = own.replace("text/plain", "application/json");
+    let ours = server.head("POST /open-post", false, &own) + "{}";
+    assert_eq!(
+        exchange(&mut server.connect(), &ours),
+        (200, "nobody\n".into())
+    );
     let other = server.head("GET /closed", false, "");
     assert_eq!(exchange(&mut server.connect(), &other).0, 401);
     let rebound = "GET /open HTTP/1.1\r\nHost: evil.example\r\n\r\n";

@@ -164,7 +164,7 @@ pub fn man_pages() -> Vec<String> {
     ] {
         pages.push(format!("ask_user-{command}.1"));
     }
-    for verb in ["answer", "cancel", "history", "list", "token"] {
+    for verb in ["answer", "cancel", "history", "list", "pair", "token"] {
         pages.push(format!("ask_user-inbox-{verb}.1"));
     }
     for verb in ["add", "list", "remove"] {
