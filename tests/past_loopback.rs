@@ -9,11 +9,11 @@
 //! count as ignored (under CI: failed).
 
 mod common;
+#[path = "common/netns.rs"]
+mod netns;
 
-use std::net::{Ipv4Addr, TcpListener};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -22,6 +22,7 @@ use common::bin;
 use common::harness;
 use common::inbox::{Asker, assert_error, run_with_input, state, until};
 use common::process::{ChildGuard, exit_within, without_tty};
+use netns::{NO_NAMESPACE, Namespace, TestCa};
 
 const DATABASE: &str = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"]}"#;
 
@@ -126,181 +127,18 @@ fn an_unusable_certificate_is_a_clear_error_at_start() {
     assert!(!dir.path().join("inbox.json").exists());
 }
 
-/// A CA and a server certificate for one IP address, made by openssl.
-struct TestCa {
-    ca: PathBuf,
-    cert: PathBuf,
-    key: PathBuf,
+/// `ask_user ARGS` inside `namespace`, with `dir` as its state folder.
+fn command_in(namespace: &Namespace, dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new("ip");
+    command
+        .args(["netns", "exec", &namespace.name, bin()])
+        .args(args)
+        .env("ASK_USER_STATE_DIR", dir)
+        .env_remove("TOOLBOX_ACTION")
+        .env_remove("ASK_USER_UI");
+    without_tty(&mut command);
+    command
 }
-
-impl TestCa {
-    fn make(dir: &Path, ip: &str) -> Option<TestCa> {
-        std::fs::create_dir_all(dir).unwrap();
-        let openssl = |args: &[&str]| {
-            let out = Command::new("openssl")
-                .args(args)
-                .current_dir(dir)
-                .stdin(Stdio::null())
-                .output()
-                .ok()?;
-            assert!(out.status.success(), "openssl {args:?}: {out:?}");
-            Some(())
-        };
-        openssl(&[
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.pem",
-            "-days",
-            "2",
-            "-subj",
-            "/CN=ask_user test CA",
-        ])?;
-        openssl(&[
-            "req",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-            "-nodes",
-            "-keyout",
-            "server.key",
-            "-out",
-            "server.csr",
-            "-subj",
-            "/CN=ask_user inbox",
-        ])?;
-        std::fs::write(
-            dir.join("san.ext"),
-            format!("subjectAltName=IP:{ip}\nextendedKeyUsage=serverAuth\n"),
-        )
-        .unwrap();
-        openssl(&[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-out",
-            "server.pem",
-            "-days",
-            "2",
-            "-extfile",
-            "san.ext",
-        ])?;
-        Some(TestCa {
-            ca: dir.join("ca.pem"),
-            cert: dir.join("server.pem"),
-            key: dir.join("server.key"),
-        })
-    }
-}
-
-/// A network namespace joined to this one by a veth pair: this side has
-/// `.1`, the namespace `.2`, on a /24 of its own. Removed when dropped.
-struct Namespace {
-    name: String,
-    link: String,
-    host_ip: String,
-}
-
-impl Namespace {
-    fn make() -> Option<Namespace> {
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 || !works("ip", &["-V"]) {
-            return None;
-        }
-        static NEXT: AtomicU32 = AtomicU32::new(0);
-        let n = NEXT.fetch_add(1, Ordering::SeqCst);
-        let tag = format!("{}{n}", std::process::id() % 100_000);
-        let subnet = 100 + (std::process::id() * 4 + n) % 150;
-        let namespace = Namespace {
-            name: format!("au{tag}"),
-            link: format!("au{tag}h"),
-            host_ip: format!("10.233.{subnet}.1"),
-        };
-        let peer = format!("au{tag}n");
-        let guest_ip = format!("10.233.{subnet}.2/24");
-        let host_cidr = format!("{}/24", namespace.host_ip);
-        let ns = namespace.name.as_str();
-        let steps: Vec<Vec<&str>> = vec![
-            vec!["netns", "add", ns],
-            vec![
-                "link",
-                "add",
-                &namespace.link,
-                "type",
-                "veth",
-                "peer",
-                "name",
-                &peer,
-            ],
-            vec!["link", "set", &peer, "netns", ns],
-            vec!["addr", "add", &host_cidr, "dev", &namespace.link],
-            vec!["link", "set", &namespace.link, "up"],
-            vec!["-n", ns, "addr", "add", &guest_ip, "dev", &peer],
-            vec!["-n", ns, "link", "set", &peer, "up"],
-            vec!["-n", ns, "link", "set", "lo", "up"],
-        ];
-        for step in steps {
-            if !works("ip", &step) {
-                return None;
-            }
-        }
-        Some(namespace)
-    }
-
-    /// `ask_user ARGS` inside the namespace, with `dir` as its state folder.
-    fn command(&self, dir: &Path, args: &[&str]) -> Command {
-        let mut command = Command::new("ip");
-        command
-            .args(["netns", "exec", &self.name, bin()])
-            .args(args)
-            .env("ASK_USER_STATE_DIR", dir)
-            .env_remove("TOOLBOX_ACTION")
-            .env_remove("ASK_USER_UI");
-        without_tty(&mut command);
-        command
-    }
-
-    /// A port free on this side's address.
-    fn free_port(&self) -> u16 {
-        let ip: Ipv4Addr = self.host_ip.parse().unwrap();
-        TcpListener::bind((ip, 0))
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port()
-    }
-}
-
-impl Drop for Namespace {
-    fn drop(&mut self) {
-        let _ = Command::new("ip")
-            .args(["link", "del", &self.link])
-            .status();
-        let _ = Command::new("ip")
-            .args(["netns", "del", &self.name])
-            .status();
-    }
-}
-
-fn works(program: &str, args: &[&str]) -> bool {
-    common::clients::runs(program, args)
-}
-
-const NO_NAMESPACE: &str = "network namespaces (root and iproute2's ip; run .ci/setup-deploy.sh)";
 
 /// `ask_user inbox ARGS`, running (killed when dropped); its page URL from
 /// the line it prints.
@@ -342,7 +180,7 @@ impl Served {
 
 /// An asker in `namespace` that reaches the inbox at `url` and trusts `ca`.
 fn remote_asker(namespace: &Namespace, dir: &Path, url: &str, token: &str, ca: &Path) -> Asker {
-    let mut command = namespace.command(dir, &["ask", "--ui", "inbox", "-"]);
+    let mut command = command_in(namespace, dir, &["ask", "--ui", "inbox", "-"]);
     command
         .env("ASK_USER_INBOX", url)
         .env("ASK_USER_TOKEN", token)
@@ -359,7 +197,7 @@ fn remote_verb(
     ca: Option<&Path>,
     args: &[&str],
 ) -> (i32, String) {
-    let mut command = namespace.command(dir, args);
+    let mut command = command_in(namespace, dir, args);
     command
         .env("ASK_USER_INBOX", url)
         .env("ASK_USER_TOKEN", token)
@@ -476,7 +314,7 @@ struct Caddy {
 
 impl Caddy {
     fn start(public: &str, upstream: &str, ca: &TestCa) -> Option<Caddy> {
-        if !works("caddy", &["version"]) {
+        if !common::clients::runs("caddy", &["version"]) {
             return None;
         }
         let config = tempfile::tempdir().unwrap();

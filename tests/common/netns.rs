@@ -1,6 +1,6 @@
 //! A network namespace joined by a veth pair, and a test CA made by openssl:
-//! tests/phone.rs's copy of tests/past_loopback.rs's helpers (that file keeps
-//! its own; merge them when it is next changed).
+//! shared by tests/past_loopback.rs and tests/phone.rs (included by path, as
+//! only those two need root and iproute2).
 
 #![allow(dead_code)]
 
