@@ -36,6 +36,7 @@ common::harness::main!(
     guesses_are_limited_and_the_token_holder_still_gets_through,
     a_link_issued_by_one_replica_is_honoured_by_the_other,
     a_link_is_answered_in_a_real_browser,
+    a_link_opened_on_a_paired_phone_names_the_device,
     a_link_still_needs_the_inbox_host_and_a_posts_origin_and_json,
 );
 
@@ -463,6 +464,42 @@ fn a_link_is_answered_in_a_real_browser() {
     assert_eq!(code, 0);
     assert_eq!(out["answers"][0]["values"], json!(["SQLite"]), "{out}");
     assert_eq!(history(&inbox)[0]["face"], "link");
+    inbox.stop();
+}
+
+/// A paired phone opening a link: the page sends the device token the
+/// pairing page kept, and history names the device.
+fn a_link_opened_on_a_paired_phone_names_the_device() {
+    const SCENARIO: &str = "link-answer-paired";
+    let chromium = chromium(&["playwright-core"]);
+    let dir = state();
+    let out = command(
+        dir.path(),
+        &["inbox", "token", "add", "person", "ada-phone"],
+    )
+    .stdin(std::process::Stdio::null())
+    .output()
+    .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let added: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let device = json!({"name": "ada-phone", "token": added["token"]}).to_string();
+    let mut kept = common::browser::url_file(SCENARIO).into_os_string();
+    kept.push(".device");
+    std::fs::write(&kept, device).unwrap();
+    let inbox = Inbox::start(dir.path());
+    let asker = Asker::ask(dir.path(), DATABASE, &[]);
+    let capability = sqlite_key(dir.path()).issue(&asker.id, now() + 600_000);
+    let url = format!("http://{}/l/{capability}", inbox.host());
+    let browser = browser_at(&chromium, SCENARIO, &url);
+    browser.wait().assert_passed(SCENARIO);
+    let _ = std::fs::remove_file(&kept);
+    assert_eq!(asker.finish().0, 0);
+    let entry = &history(&inbox)[0];
+    assert_eq!(
+        (&entry["face"], &entry["decidedBy"]),
+        (&json!("link"), &json!("ada-phone")),
+        "{entry}"
+    );
     inbox.stop();
 }
 

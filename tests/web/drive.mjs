@@ -30,6 +30,12 @@ const scenarios = {
     await expectText(page, "#final-title", "Answer sent");
   },
 
+  // The same on a paired phone: the device token the pairing page kept
+  // (set by the setup below) goes with the answer, so history names the device.
+  async "link-answer-paired"(page) {
+    await scenarios["link-answer"](page);
+  },
+
   // A single select, a multi select with Other, a text and a confirm in one form;
   // the first submission leaves the text empty and must be refused beside it.
   async "every-kind"(page) {
@@ -457,9 +463,16 @@ const scenarios = {
 // each tone and each line the page speaks (#announce), and still call the
 // browser's own.
 const setups = {
+  "link-answer-paired": keepDevice,
   "inbox-attention": spyOnAlerts,
   "inbox-reconnect": spyOnAlerts,
 };
+
+// What tests/web/phone.mjs's pairing leaves in localStorage, from URL_FILE.device.
+async function keepDevice(context) {
+  const device = readFileSync(`${urlFile}.device`, "utf8");
+  await context.addInitScript((kept) => localStorage.setItem("ask_user.device", kept), device);
+}
 
 async function spyOnAlerts(context) {
   await context.addInitScript(() => {
