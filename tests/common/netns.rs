@@ -119,6 +119,25 @@ impl Namespace {
         let ns = namespace.name.as_str();
         let steps: Vec<Vec<&str>> = vec![
             vec!["netns", "add", ns],
+            // No IPv6 in the namespace: its link-local address, added a moment
+            // after the link comes up, made Chromium there fail a load with
+            // net::ERR_NETWORK_CHANGED (seen once in a CI rehearsal).
+            vec![
+                "netns",
+                "exec",
+                ns,
+                "sysctl",
+                "-qw",
+                "net.ipv6.conf.all.disable_ipv6=1",
+            ],
+            vec![
+                "netns",
+                "exec",
+                ns,
+                "sysctl",
+                "-qw",
+                "net.ipv6.conf.default.disable_ipv6=1",
+            ],
             vec![
                 "link",
                 "add",

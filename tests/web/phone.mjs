@@ -90,7 +90,18 @@ async function main() {
     const page = context.pages()[0] ?? (await context.newPage());
     const problems = [];
     page.on("pageerror", (err) => problems.push(String(err)));
-    await page.goto(pairUrl);
+    // A fresh network namespace may still be settling when Chromium starts
+    // (net::ERR_NETWORK_CHANGED): the page did not load, so its single-use
+    // code was not spent, and loading it again is safe.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await page.goto(pairUrl);
+        break;
+      } catch (err) {
+        if (attempt >= 5 || !String(err).includes("ERR_NETWORK_CHANGED")) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
     await page.waitForURL((url) => url.pathname === "/app", { timeout: 10000 });
     await page.waitForSelector('body[data-state="open"]', { timeout: 10000 });
     await page.waitForSelector("article.card", { timeout: 10000 });
