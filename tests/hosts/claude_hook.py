@@ -23,6 +23,9 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+# The Messages API's message and stream shapes, as claude_print.py serves them.
+from claude_print import events, message
+
 lock = threading.Lock()
 SCENARIO = {}
 RESULTS = []
@@ -48,34 +51,6 @@ def reply_for(request):
         return [{"type": "tool_use", "id": "toolu_mock_1", "name": SCENARIO["tool"],
                  "input": SCENARIO["tool_input"]}], "tool_use"
     return [{"type": "text", "text": "TOOL NOT OFFERED"}], "end_turn"
-
-
-def message(blocks, stop_reason, model):
-    return {"id": "msg_mock", "type": "message", "role": "assistant", "model": model,
-            "content": blocks, "stop_reason": stop_reason, "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 10}}
-
-
-def events(blocks, stop_reason, model):
-    """The server-sent events of a streamed message."""
-    yield "message_start", {"type": "message_start", "message": message([], None, model)}
-    for index, block in enumerate(blocks):
-        if block["type"] == "text":
-            yield "content_block_start", {"type": "content_block_start", "index": index,
-                                          "content_block": {"type": "text", "text": ""}}
-            yield "content_block_delta", {"type": "content_block_delta", "index": index,
-                                          "delta": {"type": "text_delta", "text": block["text"]}}
-        else:
-            yield "content_block_start", {"type": "content_block_start", "index": index,
-                                          "content_block": {**block, "input": {}}}
-            yield "content_block_delta", {"type": "content_block_delta", "index": index,
-                                          "delta": {"type": "input_json_delta",
-                                                    "partial_json": json.dumps(block["input"])}}
-        yield "content_block_stop", {"type": "content_block_stop", "index": index}
-    yield "message_delta", {"type": "message_delta",
-                            "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-                            "usage": {"output_tokens": 10}}
-    yield "message_stop", {"type": "message_stop"}
 
 
 class Handler(BaseHTTPRequestHandler):
