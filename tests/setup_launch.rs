@@ -20,7 +20,8 @@ fn copy_in_temp() -> (tempfile::TempDir, std::path::PathBuf) {
 }
 
 fn setup(copy: &Path, home: &Path, args: &[&str]) -> Output {
-    Command::new(copy)
+    let mut command = Command::new(copy);
+    command
         .arg("setup")
         .args(args)
         .env("HOME", home)
@@ -28,9 +29,19 @@ fn setup(copy: &Path, home: &Path, args: &[&str]) -> Output {
         .env("XDG_CONFIG_HOME", home.join("config"))
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("TOOLBOX_ACTION")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap()
+        .stdin(std::process::Stdio::null());
+    // Each test copies the binary and runs its copy. Another test's process,
+    // forked while this copy's write handle was open, holds that handle until
+    // it execs: running the copy then fails with ETXTBSY for a moment.
+    for _ in 0..50 {
+        match command.output() {
+            Err(err) if err.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            done => return done.unwrap(),
+        }
+    }
+    command.output().unwrap()
 }
 
 /// The message, with the folder the copy runs from (canonical, as setup
