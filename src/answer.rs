@@ -38,6 +38,84 @@ pub struct AnswerDocument {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
     pub answers: Vec<Answer>,
+    /// Who answered: one [`Answerer`], or, for a question that needed
+    /// approvals, every vote. Present on every answered document, never on
+    /// a cancel, a decline, a timeout or a pending one.
+    #[serde(
+        rename = "answeredBy",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub answered_by: Option<AnsweredBy>,
+}
+
+/// `answeredBy`: who gave the answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum AnsweredBy {
+    One(Answerer),
+    /// A question that needed approvals (`approvals`): each vote, in the
+    /// order they were cast.
+    Votes(Vec<Vote>),
+}
+
+/// A person, a standing rule or a one-question link that answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Answerer {
+    pub kind: AnswererKind,
+    /// The token's or device's name, the rule's id, or on the local faces
+    /// the operating system's user.
+    pub name: String,
+    /// Where the answer was given.
+    pub channel: Channel,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswererKind {
+    Person,
+    Rule,
+    Link,
+}
+
+/// Where an answer was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Channel {
+    /// The terminal UI or the plain terminal prompt.
+    Terminal,
+    /// A local web page (`--web`, MCP's URL mode) or the inbox page.
+    Page,
+    /// `--reply` on the command line, or `ask_user inbox answer`.
+    Cli,
+    /// An MCP host's form (elicitation).
+    Form,
+    /// An MCP App's view in the host.
+    App,
+    /// The inbox on its own (a standing rule).
+    Inbox,
+    /// A one-question link (`/l/…`), from a notification or a phone.
+    Link,
+    Matrix,
+    Ntfy,
+}
+
+/// One vote on a question that needed approvals.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Vote {
+    pub kind: AnswererKind,
+    pub name: String,
+    pub channel: Channel,
+    /// When it was cast (RFC 3339, UTC).
+    #[serde(rename = "votedAt")]
+    pub voted_at: String,
+    /// Whether this vote was the veto that ended the question.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub veto: bool,
+    /// What this person answered.
+    pub answers: Vec<Answer>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -156,6 +234,7 @@ impl AnswerDocument {
             inbox_id: None,
             hint: None,
             answers,
+            answered_by: None,
         }
     }
 
@@ -165,6 +244,12 @@ impl AnswerDocument {
         let mut document = Self::unanswered(Unanswered::Pending).with_inbox_id(id);
         document.hint = Some(hint);
         document
+    }
+
+    /// The same document, saying who answered it.
+    pub fn answered_by(mut self, by: AnsweredBy) -> Self {
+        self.answered_by = Some(by);
+        self
     }
 
     /// The same document, for a question asked through the inbox.

@@ -7,6 +7,10 @@ use std::io::Read;
 
 use serde_json::{Map, Value};
 
+mod routing;
+
+use routing::routing;
+
 use crate::error::{AskError, Detail};
 use crate::model::{Choice, Default, Kind, Prompt, Question, find_choice};
 use crate::text::{fold_line, parse_yes_no};
@@ -98,6 +102,8 @@ pub fn parse(bytes: &[u8]) -> Result<Prompt> {
 }
 
 /// What a face that asks is asked to do (DESIGN §10).
+// One is built per call and moved once: its size costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
     /// A new question: the model, and the decoded input (forwarded as it is
@@ -182,6 +188,7 @@ pub fn parse_object(obj: &Object) -> Result<Prompt> {
                 context,
                 timeout_ms,
                 questions: parsed,
+                routing: routing(obj)?,
             })
         }
         None if top_question.is_some() => {
@@ -191,6 +198,7 @@ pub fn parse_object(obj: &Object) -> Result<Prompt> {
                 context: None,
                 timeout_ms,
                 questions: vec![question],
+                routing: routing(obj)?,
             })
         }
         None => Err(AskError::MissingQuestion(Detail::at(

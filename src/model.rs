@@ -12,7 +12,38 @@ pub struct Prompt {
     pub context: Option<String>,
     pub timeout_ms: Option<u64>,
     pub questions: Vec<Question>,
+    /// Who it is for and how it is decided, in a team inbox (`to`,
+    /// `approvals`, `human`); empty for most questions.
+    pub routing: Routing,
 }
+
+/// Who a question is for and how it is decided in an inbox (issue #40).
+/// Only the inbox reads it; the local faces ignore it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Routing {
+    /// `to`: a person's name or a group. An unknown name is accepted and
+    /// reaches nobody until someone of that name exists (askers cannot probe).
+    pub to: Option<String>,
+    /// `approvals`: how many persons must give the same answer.
+    pub approvals: Option<Approvals>,
+    /// `"human": true`: never answered by a standing rule.
+    pub human: bool,
+}
+
+/// `approvals: {count, from, veto}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Approvals {
+    /// Distinct persons who must give the same answer (1 to [`MAX_APPROVALS`]).
+    pub count: u32,
+    /// A person's name or a group whose members may vote; `None`: any person.
+    pub from: Option<String>,
+    /// An option (label or number, as a reply names it) of the first
+    /// question that ends the question at once when anyone allowed picks it.
+    pub veto: Option<String>,
+}
+
+/// The most approvals an ask may require.
+pub const MAX_APPROVALS: u32 = 20;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Question {

@@ -447,6 +447,7 @@ fn prompt_document(obj: crate::input::Object) -> Result<Prompt, AskError> {
         context: document.context,
         timeout_ms: None,
         questions,
+        routing: crate::model::Routing::default(),
     })
 }
 

@@ -679,6 +679,7 @@ fn picker(
         title: None,
         context: None,
         timeout_ms: None,
+        routing: crate::model::Routing::default(),
         questions: vec![Question {
             id: "hosts".into(),
             id_given: true,
