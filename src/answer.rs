@@ -50,13 +50,45 @@ pub struct AnswerDocument {
 }
 
 /// `answeredBy`: who gave the answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum AnsweredBy {
     One(Answerer),
     /// A question that needed approvals (`approvals`): each vote, in the
     /// order they were cast.
     Votes(Vec<Vote>),
+}
+
+/// By the JSON's shape, an object or a list, so that a bad key or value is
+/// named (serde's untagged enums only say that no variant matched).
+impl<'de> Deserialize<'de> for AnsweredBy {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+
+        struct Shape;
+        impl<'de> serde::de::Visitor<'de> for Shape {
+            type Value = AnsweredBy;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object {kind, name, channel} or a list of votes")
+            }
+
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                map: M,
+            ) -> Result<AnsweredBy, M::Error> {
+                Answerer::deserialize(MapAccessDeserializer::new(map)).map(AnsweredBy::One)
+            }
+
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(
+                self,
+                seq: S,
+            ) -> Result<AnsweredBy, S::Error> {
+                Vec::<Vote>::deserialize(SeqAccessDeserializer::new(seq)).map(AnsweredBy::Votes)
+            }
+        }
+        deserializer.deserialize_any(Shape)
+    }
 }
 
 /// A person, a standing rule or a one-question link that answered.
@@ -99,6 +131,17 @@ pub enum Channel {
     Link,
     Matrix,
     Ntfy,
+}
+
+impl Answerer {
+    /// The person at this machine (the operating system's user), on `channel`.
+    pub fn local(channel: Channel) -> Self {
+        Answerer {
+            kind: AnswererKind::Person,
+            name: crate::platform::user::name(),
+            channel,
+        }
+    }
 }
 
 /// One vote on a question that needed approvals.
@@ -246,10 +289,19 @@ impl AnswerDocument {
         document
     }
 
-    /// The same document, saying who answered it.
+    /// The same document, saying who answered it; only an answered
+    /// document says so (a cancel, a decline, a timeout has nobody).
     pub fn answered_by(mut self, by: AnsweredBy) -> Self {
-        self.answered_by = Some(by);
+        if self.answered {
+            self.answered_by = Some(by);
+        }
         self
+    }
+
+    /// The same document, answered on a local face (`channel`) by the
+    /// operating system's user; unchanged when it is not an answer.
+    pub fn answered_here(self, channel: Channel) -> Self {
+        self.answered_by(AnsweredBy::One(Answerer::local(channel)))
     }
 
     /// The same document, for a question asked through the inbox.

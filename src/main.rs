@@ -10,7 +10,7 @@ mod cli;
 mod generate;
 use cli::{AskArgs, AwayVerb, Cli, Command, InboxArgs, InboxVerb, SetupArgs, TokenVerb, choose_ui};
 
-use ask_user::answer::{AnswerDocument, resolve_replies};
+use ask_user::answer::{AnswerDocument, Channel, resolve_replies};
 use ask_user::ask::AskOptions;
 use ask_user::check;
 use ask_user::describe::{Format, describe};
@@ -207,6 +207,7 @@ fn ask(args: AskArgs) -> i32 {
         read()
             .and_then(|bytes| ask_user::input::parse(&bytes))
             .and_then(|prompt| resolve_replies(&prompt, &replies, &notes))
+            .map(|document| document.answered_here(Channel::Cli))
     } else {
         let options = AskOptions {
             ui,
@@ -354,7 +355,8 @@ fn notify_command(flag: Option<String>) -> Option<String> {
 fn answer(file: Option<PathBuf>, replies: &[String], notes: &[Option<String>]) -> i32 {
     let outcome = ask_user::read_source(file.as_deref())
         .and_then(|bytes| ask_user::prompt::parse_input_or_prompt(&bytes))
-        .and_then(|prompt| resolve_replies(&prompt, replies, notes));
+        .and_then(|prompt| resolve_replies(&prompt, replies, notes))
+        .map(|document| document.answered_here(Channel::Cli));
     match outcome {
         Ok(document) => {
             print_document(&document);

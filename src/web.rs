@@ -260,7 +260,7 @@ impl AnswerPage {
                 match submission::resolve(&self.prompt, submission) {
                     Ok(document) => WebOutcome {
                         ending: Ending::Answered,
-                        document,
+                        document: document.answered_here(crate::answer::Channel::Page),
                     },
                     Err(err) => return Reply::json(422, &err.document()),
                 }

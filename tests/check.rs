@@ -82,7 +82,7 @@ fn make_tree(base: &Path) {
     .unwrap();
     fs::write(
         tree.join("sub/deep/answer.json"),
-        r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["PostgreSQL"],"optionIds":["1"]}]}"#,
+        r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["PostgreSQL"],"optionIds":["1"]}],"answeredBy":{"kind":"person","name":"ada","channel":"cli"}}"#,
     )
     .unwrap();
     let error = printed(&["prompt"], "[]");
@@ -320,6 +320,11 @@ fn all_valid_exits_zero() {
 #[rustfmt::skip]
 const BROKEN: &[(&str, &str, Option<&str>)] = &[
     ("answer/answered-and-cancelled.json", "INVALID_FIELD", Some("answered")),
+    ("answer/answered-by-blank-name.json", "INVALID_FIELD", Some("answeredBy.name")),
+    ("answer/answered-by-no-votes.json", "INVALID_FIELD", Some("answeredBy")),
+    ("answer/answered-by-on-a-timeout.json", "INVALID_FIELD", Some("answeredBy")),
+    ("answer/answered-by-unknown-kind.json", "INVALID_FIELD", Some("answeredBy.kind")),
+    ("answer/answered-without-answered-by.json", "INVALID_FIELD", Some("answeredBy")),
     ("answer/answered-without-answers.json", "INVALID_FIELD", Some("answers")),
     ("answer/blank-hint.json", "INVALID_FIELD", Some("hint")),
     ("answer/blank-note.json", "INVALID_FIELD", Some("answers[0].note")),
@@ -465,23 +470,23 @@ fn documents_that_the_binary_would_not_print_are_rejected() {
             "default must list distinct option ids in option order",
         ),
         (
-            r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["a"],"optionIds":["1","2"]}]}"#.to_string(),
+            r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["a"],"optionIds":["1","2"]}],"answeredBy":{"kind":"person","name":"ada","channel":"cli"}}"#.to_string(),
             "answers[0].values",
             "values must hold one label per option id, then the customText if any (2 values, not 1)",
         ),
         (
-            r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["a"]},{"questionId":"q1","values":["b"]}]}"#.to_string(),
+            r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["a"]},{"questionId":"q1","values":["b"]}],"answeredBy":{"kind":"person","name":"ada","channel":"cli"}}"#.to_string(),
             "answers[1].questionId",
             "question id \"q1\" is answered twice; one answer per question",
         ),
         (
-            r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["a"],"note":" "}]}"#.to_string(),
+            r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["a"],"note":" "}],"answeredBy":{"kind":"person","name":"ada","channel":"cli"}}"#.to_string(),
             "answers[0].note",
             "answers[0].note must not be empty",
         ),
         // A null inside an array is found too, with its index.
         (
-            r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["a",null]}]}"#.to_string(),
+            r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["a",null]}],"answeredBy":{"kind":"person","name":"ada","channel":"cli"}}"#.to_string(),
             "answers[0].values[1]",
             "answers[0].values[1] is null; ask_user omits an absent value, so remove the key",
         ),
@@ -489,11 +494,11 @@ fn documents_that_the_binary_would_not_print_are_rejected() {
         (
             r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[],"extra":1}"#.to_string(),
             "extra",
-            "not a valid answer document: unknown field `extra`, expected one of `tool`, `version`, `status`, `answered`, `cancelled`, `timedOut`, `pending`, `reason`, `inboxId`, `hint`, `answers`; remove it",
+            "not a valid answer document: unknown field `extra`, expected one of `tool`, `version`, `status`, `answered`, `cancelled`, `timedOut`, `pending`, `reason`, `inboxId`, `hint`, `answers`, `answeredBy`; remove it",
         ),
         (
             format!(
-                r#"{{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{{"questionId":"q1","values":["a"],"note":"{}"}}]}}"#,
+                r#"{{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{{"questionId":"q1","values":["a"],"note":"{}"}}],"answeredBy":{{"kind":"person","name":"ada","channel":"cli"}}}}"#,
                 "n".repeat(1001)
             ),
             "answers[0].note",
@@ -530,7 +535,7 @@ fn a_confirm_default_a_kept_pending_id_and_other_text_are_valid() {
     assert_eq!(confirm.status.code(), Some(0));
     let pending = r#"{"tool":"ask_user","version":1,"status":"ok","answered":false,"cancelled":false,"timedOut":false,"pending":true,"inboxId":"9c1f27d04b8e4a6f8f3c2b1a0e9d8c7b","hint":"Nobody answered yet.","answers":[]}"#;
     // Other's text is the last of the values, and customText.
-    let other = r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["a","my own"],"optionIds":["1"],"customText":"my own"}]}"#;
+    let other = r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["a","my own"],"optionIds":["1"],"customText":"my own"}],"answeredBy":{"kind":"person","name":"ada","channel":"cli"}}"#;
     for document in [
         confirm.stdout,
         pending.as_bytes().to_vec(),
@@ -549,7 +554,7 @@ fn a_confirm_default_a_kept_pending_id_and_other_text_are_valid() {
 #[test]
 fn a_note_of_exactly_1000_characters_is_valid() {
     let document = format!(
-        r#"{{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{{"questionId":"q1","values":["a"],"note":"{}"}}]}}"#,
+        r#"{{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{{"questionId":"q1","values":["a"],"note":"{}"}}],"answeredBy":{{"kind":"person","name":"ada","channel":"cli"}}}}"#,
         "n".repeat(1000)
     );
     ask_user(Path::new(ROOT))

@@ -13,7 +13,7 @@
 //! up to the next `$` line are what the terminal shows: stdout and stderr
 //! together, compared line by line. In them `[..]` stands for any text within
 //! a line and a line of `...` for any number of lines, as in trycmd. The
-//! scratch folder's path reads as `/home/me` and the binary's folder as
+//! scratch folder's path reads as `/home/me` (and the user, `USER`, is `me`) and the binary's folder as
 //! `/usr/local/bin`, so outputs that name them stay readable. A command must
 //! exit 0: a transcript shows another exit code as `echo "exit $?"` does.
 //!
@@ -230,6 +230,9 @@ fn run_block(block: &Block, steps: &[Step]) -> Vec<String> {
         .env_clear()
         .env("PATH", &path)
         .env("HOME", &home)
+        // `answeredBy.name` on the local faces is the user: the reader's "me".
+        .env("USER", "me")
+        .env("LOGNAME", "me")
         .env("LANG", "C.UTF-8")
         .env("TMPDIR", scratch.path())
         .stdin(Stdio::null())

@@ -55,16 +55,34 @@ fn answer_document_bytes() {
     let args = [
         "answer", "--reply", "2", "--reply", "use NATS", "--reply", "n", "--reply", "",
     ];
+    // The person is the operating system's user: USER first.
+    let run = run_with(&args, &[("USER", "ada")], FORM.as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
-        stdout(&args, FORM, 0),
+        run.stdout,
         concat!(
             r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":["#,
             r#"{"questionId":"q1","values":["SQLite"],"optionIds":["2"]},"#,
             r#"{"questionId":"extras","values":["use NATS"],"optionIds":[],"customText":"use NATS"},"#,
             r#"{"questionId":"q3","values":["no"]},"#,
-            r#"{"questionId":"q4","values":[]}]}"#,
+            r#"{"questionId":"q4","values":[]}],"#,
+            r#""answeredBy":{"kind":"person","name":"ada","channel":"cli"}}"#,
             "\n"
         )
+    );
+    // Without USER: LOGNAME, and with neither on Unix the user's id.
+    let run = run_with(
+        &args,
+        &[("USER", ""), ("LOGNAME", "grace")],
+        FORM.as_bytes(),
+    );
+    assert!(
+        run.stdout.ends_with(
+            r#""answeredBy":{"kind":"person","name":"grace","channel":"cli"}}
+"#
+        ),
+        "{}",
+        run.stdout
     );
 }
 

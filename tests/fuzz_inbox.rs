@@ -429,7 +429,8 @@ fn answer(target: &mut impl Target, id: &str) -> Result<(), TestCaseError> {
         document,
         json!({"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,
                "timedOut":false,"inboxId":id,
-               "answers":[{"questionId":"q1","values":["SQLite"],"optionIds":["2"]}]})
+               "answers":[{"questionId":"q1","values":["SQLite"],"optionIds":["2"]}],
+               "answeredBy":common::answered_by("cli")})
     );
     Ok(())
 }

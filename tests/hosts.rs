@@ -122,7 +122,8 @@ fn claude_code_print_mode_returns_the_answer_to_the_model() {
         document,
         json!({"tool": "ask_user", "version": 1, "status": "ok", "answered": true,
                "cancelled": false, "timedOut": false,
-               "answers": [{"questionId": "q1", "values": ["Postgres"], "optionIds": ["2"]}]})
+               "answers": [{"questionId": "q1", "values": ["Postgres"], "optionIds": ["2"]}],
+               "answeredBy": common::answered_by("form")})
     );
 }
 
@@ -663,7 +664,8 @@ fn claude_code_form_away_is_answered_in_the_inbox() {
         document_in(&text),
         json!({"tool": "ask_user", "version": 1, "status": "ok", "answered": true,
                "cancelled": false, "timedOut": false,
-               "answers": [{"questionId": "q1", "values": ["Postgres"], "optionIds": ["2"]}]})
+               "answers": [{"questionId": "q1", "values": ["Postgres"], "optionIds": ["2"]}],
+               "answeredBy": common::answered_by("form")})
     );
 }
 

@@ -34,9 +34,16 @@ const EXTRAS: &str =
     r#"{"question":"Which extras?","options":["Redis","Kafka","NATS"],"multi_select":true}"#;
 const NAME: &str = r#"{"questions":[{"question":"Name the service"}]}"#;
 
+/// The document of question `id` answered with `answers` by the inbox's own
+/// token on the command line (`inbox answer`).
 fn answered(id: &str, answers: Value) -> Value {
+    answered_on(id, answers, common::answered_by("cli"))
+}
+
+/// [`answered`], by `by` (`answeredBy`).
+fn answered_on(id: &str, answers: Value, by: Value) -> Value {
     json!({"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,
-           "timedOut":false,"inboxId":id,"answers":answers})
+           "timedOut":false,"inboxId":id,"answers":answers,"answeredBy":by})
 }
 
 fn unanswered(id: &str, cancelled: bool, reason: Option<&str>) -> Value {
@@ -51,10 +58,16 @@ fn unanswered(id: &str, cancelled: bool, reason: Option<&str>) -> Value {
 }
 
 fn database_answer(id: &str, option: usize) -> Value {
+    database_answer_on(id, option, "cli")
+}
+
+/// [`database_answer`], given on `channel` by the inbox's own token.
+fn database_answer_on(id: &str, option: usize, channel: &str) -> Value {
     let label = ["PostgreSQL", "SQLite"][option - 1];
-    answered(
+    answered_on(
         id,
         json!([{"questionId":"q1","values":[label],"optionIds":[option.to_string()]}]),
+        common::answered_by(channel),
     )
 }
 
@@ -492,7 +505,11 @@ fn two_answers_at_once_the_first_wins() {
         "{} {cli_code}",
         page.status
     );
-    let expected = database_answer(&asker.id, if page.status == 200 { 1 } else { 2 });
+    let expected = if page.status == 200 {
+        database_answer_on(&asker.id, 1, "page")
+    } else {
+        database_answer(&asker.id, 2)
+    };
     assert_eq!(asker.finish(), (0, expected));
     inbox.stop();
 }
@@ -759,7 +776,7 @@ fn person_answers(inbox: &Inbox, asker: Asker) {
     assert_eq!(done.status, 200, "{}", done.body);
     assert!(started.elapsed() < Duration::from_secs(5));
     let id = asker.id.clone();
-    assert_eq!(asker.finish(), (0, database_answer(&id, 2)));
+    assert_eq!(asker.finish(), (0, database_answer_on(&id, 2, "page")));
 }
 
 /// Opens a connection and sends `bytes`, then holds it (until dropped).
@@ -1058,9 +1075,10 @@ fn three_askers_at_once_are_answered_in_the_page_in_reverse_order() {
         execute.finish(),
         (
             0,
-            answered(
+            answered_on(
                 &execute_id,
-                json!([{"questionId":"q1","values":["billing"]}])
+                json!([{"questionId":"q1","values":["billing"]}]),
+                common::answered_by("page")
             )
         )
     );
@@ -1069,14 +1087,15 @@ fn three_askers_at_once_are_answered_in_the_page_in_reverse_order() {
     assert_eq!(result["is_error"], false, "{mcp}");
     assert_eq!(
         result["structured"],
-        answered(
+        answered_on(
             &mcp_id,
             json!([{"questionId":"q1","values":["Redis","NATS"],"optionIds":["1","3"],
-                    "note":"search can wait"}])
+                    "note":"search can wait"}]),
+            common::answered_by("page")
         )
     );
     let ask_id = ask.id.clone();
-    assert_eq!(ask.finish(), (0, database_answer(&ask_id, 2)));
+    assert_eq!(ask.finish(), (0, database_answer_on(&ask_id, 2, "page")));
     assert!(inbox.list().is_empty());
     inbox.stop();
 }
@@ -1100,9 +1119,10 @@ fn the_page_works_with_the_keyboard_and_passes_axe_in_light_and_dark() {
         keyboard.finish(),
         (
             0,
-            answered(
+            answered_on(
                 &id,
-                json!([{"questionId":"q1","values":["Production"],"optionIds":["2"]}])
+                json!([{"questionId":"q1","values":["Production"],"optionIds":["2"]}]),
+                common::answered_by("page")
             )
         )
     );
@@ -1191,7 +1211,10 @@ fn a_timed_out_question_is_answered_in_the_page_then_resumed_and_a_dismissed_one
     eprint!("{said}");
     // The answer, at once: nobody needs to be there any more.
     let (code, stdout) = resume(dir.path(), &ids[0], &[]);
-    assert_eq!((code, document(&stdout)), (0, database_answer(&ids[0], 2)));
+    assert_eq!(
+        (code, document(&stdout)),
+        (0, database_answer_on(&ids[0], 2, "page"))
+    );
     // Dismissed: cancelled, never an answer (resumed by execute this time).
     let mut execute = command(dir.path(), &[]);
     execute

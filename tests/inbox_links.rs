@@ -157,6 +157,11 @@ fn an_answer_through_a_link_reaches_the_asker_once_and_history_says_link() {
     assert_eq!(entries.len(), 1);
     assert_eq!(entries[0]["face"], "link");
     assert!(entries[0].get("decidedBy").is_none(), "{}", entries[0]);
+    // Whoever held the link answered: no person is named.
+    assert_eq!(
+        entries[0]["answer"]["answeredBy"],
+        json!({"kind": "link", "name": "link", "channel": "link"})
+    );
     assert_eq!(
         entries[0]["answer"]["answers"][0]["values"],
         json!(["PostgreSQL"])
@@ -351,6 +356,10 @@ fn the_choose_route_answers_with_a_signed_option_and_refuses_a_tampered_one() {
     let (status, code, _) = error(&replay);
     assert_eq!((status, code.as_str()), (409, "ALREADY_ANSWERED"));
     assert_eq!(history(&inbox)[0]["face"], "ntfy");
+    assert_eq!(
+        out["answeredBy"],
+        json!({"kind": "link", "name": "ntfy", "channel": "ntfy"})
+    );
     drop(two);
     inbox.stop();
 }
@@ -391,6 +400,10 @@ fn a_device_token_with_the_link_names_the_device_in_history() {
         (&entry["face"], &entry["decidedBy"]),
         (&json!("link"), &json!("ada-phone")),
         "{entry}"
+    );
+    assert_eq!(
+        entry["answer"]["answeredBy"],
+        json!({"kind": "person", "name": "ada-phone", "channel": "link"})
     );
     inbox.stop();
 }

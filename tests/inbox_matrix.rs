@@ -159,6 +159,10 @@ fn a_threaded_reply_answers_and_a_non_answer_is_refused() {
     assert_eq!(history.len(), 1, "{history:?}");
     assert_eq!(history[0]["face"], "matrix", "{}", history[0]);
     assert_eq!(history[0]["decidedBy"], synapse.person.id.as_str());
+    assert_eq!(
+        history[0]["answer"]["answeredBy"],
+        serde_json::json!({"kind": "person", "name": synapse.person.id, "channel": "matrix"})
+    );
     let thanks = synapse.person_waits("Answered by", Some(&root));
     assert!(
         thanks["body"]

@@ -483,7 +483,8 @@ fn typescript_sdk_asks_and_reads_decline() {
         results[0]["structured"],
         json!({"tool": "ask_user", "version": 1, "status": "ok",
             "answered": true, "cancelled": false, "timedOut": false,
-            "answers": [{"questionId": "q1", "values": ["SQLite"], "optionIds": ["2"]}]})
+            "answers": [{"questionId": "q1", "values": ["SQLite"], "optionIds": ["2"]}],
+            "answeredBy": common::answered_by("form")})
     );
     assert_eq!(results[1]["isError"], false, "{}", results[1]);
     assert_eq!(results[1]["structured"]["reason"], "declined");

@@ -200,6 +200,10 @@ fn a_host_with_the_extension_shows_the_form_and_resume_returns_the_answer() {
         false
     );
     assert_eq!(report["appResults"][0]["structured"]["answered"], true);
+    assert_eq!(
+        report["appResults"][0]["structured"]["answeredBy"],
+        common::answered_by("app")
+    );
     assert_answered(&report["resume"], "PostgreSQL");
 }
 

@@ -209,7 +209,11 @@ fn fallback_web_takes_the_answer_posted_on_the_page() {
     let result = answered_on_the_announced_page(&mut raw, "2");
     assert_eq!(
         result["content"][0]["text"],
-        r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["SQLite"],"optionIds":["2"]}]}"#
+        format!(
+            "{}{}}}",
+            r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"timedOut":false,"answers":[{"questionId":"q1","values":["SQLite"],"optionIds":["2"]}]"#,
+            common::answered_by_json("page")
+        )
     );
 }
 

@@ -206,17 +206,27 @@ fn calls(inbox: &Inbox, arguments: &[&str]) -> Value {
     json!({"url": inbox.mcp_url(), "token": inbox.token, "calls": calls})
 }
 
+/// Question `id` answered with `answers` in the inbox page (the inbox's own token).
 fn answered(id: &str, answers: Value) -> Value {
     json!({"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,
-           "timedOut":false,"inboxId":id,"answers":answers})
+           "timedOut":false,"inboxId":id,"answers":answers,
+           "answeredBy":common::answered_by("page")})
 }
 
+/// Question `id` answered with option `option` in the inbox page.
 fn database_answer(id: &str, option: usize) -> Value {
     let label = ["PostgreSQL", "SQLite"][option - 1];
     answered(
         id,
         json!([{"questionId":"q1","values":[label],"optionIds":[option.to_string()]}]),
     )
+}
+
+/// [`database_answer`], given with `inbox answer` on the command line.
+fn database_answer_from_cli(id: &str, option: usize) -> Value {
+    let mut document = database_answer(id, option);
+    document["answeredBy"] = common::answered_by("cli");
+    document
 }
 
 /// The structured result of the first call (Python and TypeScript spell it alike).
@@ -310,11 +320,11 @@ fn a_question_whose_call_ended_is_answered_from_the_cli_and_resumed_over_http() 
     let out = ts_http(&sdk, "v2", calls(&inbox, &[&resume]))
         .join()
         .unwrap();
-    assert_eq!(structured(&out), &database_answer(&id, 2), "{out}");
+    assert_eq!(structured(&out), &database_answer_from_cli(&id, 2), "{out}");
     let out = ts_http(&sdk, "v1", calls(&inbox, &[&resume]))
         .join()
         .unwrap();
-    assert_eq!(structured(&out), &database_answer(&id, 2), "{out}");
+    assert_eq!(structured(&out), &database_answer_from_cli(&id, 2), "{out}");
     inbox.stop();
 }
 
@@ -591,7 +601,7 @@ fn stalled_bodies_and_floods_on_mcp_do_not_block_the_persons_answer() {
     assert_eq!(inbox.verb(&["answer", &ids[1], "--reply", "1"]).0, 0);
     assert_eq!(
         structured(&second.join().unwrap()),
-        &database_answer(&ids[1], 1)
+        &database_answer_from_cli(&ids[1], 1)
     );
     drop(held);
     inbox.stop();

@@ -237,7 +237,8 @@ fn the_person_answers_on_the_page_of_a_url_only_client_in_both_eras() {
             json!({"tool": "ask_user", "version": 1, "status": "ok", "answered": true,
                    "cancelled": false, "timedOut": false, "answers": [
                      {"questionId": "target", "values": ["Production"], "optionIds": ["2"]},
-                     {"questionId": "note", "values": ["Ship it"]}]}),
+                     {"questionId": "note", "values": ["Ship it"]}],
+                   "answeredBy": common::answered_by("page")}),
             "{sdk}: {}",
             called.stderr
         );

@@ -150,7 +150,8 @@ fn the_browser_answers_a_call_from_a_client_without_forms_in_both_eras() {
             json!({"tool": "ask_user", "version": 1, "status": "ok", "answered": true,
                    "cancelled": false, "timedOut": false, "answers": [
                      {"questionId": "target", "values": ["Production"], "optionIds": ["2"]},
-                     {"questionId": "note", "values": ["Ship it"]}]}),
+                     {"questionId": "note", "values": ["Ship it"]}],
+                   "answeredBy": common::answered_by("page")}),
             "{mode}"
         );
         assert_eq!(

@@ -179,7 +179,9 @@ fn schemas_accept_every_produced_document_and_reject_broken_ones() {
             let output = run(&args, b"", &[]);
             // The replies fit, so `answer` prints what the library builds.
             let prompt = ask_user::input::parse(&bytes).unwrap();
-            let document = resolve_replies(&prompt, &replies, &notes).expect("replies fit");
+            let document = resolve_replies(&prompt, &replies, &notes)
+                .expect("replies fit")
+                .answered_here(ask_user::answer::Channel::Cli);
             let line = ask_user::document_line(&document);
             assert_eq!(output.status.code(), Some(0), "{args:?}");
             assert_eq!(String::from_utf8_lossy(&output.stdout), format!("{line}\n"));

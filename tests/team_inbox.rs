@@ -64,11 +64,19 @@ fn two_replicas(
     (dir_a, a, dir_b, b)
 }
 
+/// Question `id` answered with option `option` by the inbox's own token
+/// on the command line.
 fn answered(id: &str, option: usize) -> Value {
+    answered_by(id, option, common::answered_by("cli"))
+}
+
+/// [`answered`], by `by` (`answeredBy`).
+fn answered_by(id: &str, option: usize, by: Value) -> Value {
     let label = ["PostgreSQL", "SQLite"][option - 1];
     json!({"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,
            "timedOut":false,"inboxId":id,
-           "answers":[{"questionId":"q1","values":[label],"optionIds":[option.to_string()]}]})
+           "answers":[{"questionId":"q1","values":[label],"optionIds":[option.to_string()]}],
+           "answeredBy":by})
 }
 
 fn listed<'a>(list: &'a [Value], id: &str) -> Option<&'a Value> {
@@ -123,7 +131,10 @@ fn an_asker_on_one_replica_is_answered_and_cancelled_through_another() {
     let reply = b.request("POST", &path, r#"{"answers":[{"optionIds":["1"]}]}"#);
     assert_eq!(reply.status, 200, "{}", reply.body);
     let id = asker.id.clone();
-    assert_eq!(asker.finish(), (0, answered(&id, 1)));
+    assert_eq!(
+        asker.finish(),
+        (0, answered_by(&id, 1, common::answered_by("page")))
+    );
     assert!(a.list().is_empty() && b.list().is_empty());
     a.stop();
     b.stop();
@@ -145,7 +156,10 @@ fn an_asker_on_one_replica_is_answered_in_the_page_of_another() {
     eprint!("{said}");
     // A's asker prints the answer given on B's page.
     let id = asker.id.clone();
-    assert_eq!(asker.finish(), (0, answered(&id, 2)));
+    assert_eq!(
+        asker.finish(),
+        (0, answered_by(&id, 2, common::answered_by("page")))
+    );
     // A's history records it, decided in a page; so does A's /api/history.
     let (code, out) = run(dir_a.path(), &["inbox", "history"]);
     assert_eq!(code, 0, "{out}");
@@ -155,7 +169,11 @@ fn an_asker_on_one_replica_is_answered_in_the_page_of_another() {
         (&json!(id), &json!("answered"), &json!("page")),
         "{entry}"
     );
-    assert_eq!(entry["answer"], answered(&id, 2), "{entry}");
+    assert_eq!(
+        entry["answer"],
+        answered_by(&id, 2, common::answered_by("page")),
+        "{entry}"
+    );
     let reply = a.request("GET", "/api/history", "");
     assert_eq!(reply.status, 200, "{}", reply.body);
     assert!(reply.body.contains(&id), "{}", reply.body);
@@ -269,7 +287,10 @@ fn a_question_resumed_on_another_replica_gets_the_answer_given_on_the_first() {
     let path = format!("/api/questions/{id}/answer");
     let reply = a.request("POST", &path, r#"{"answers":[{"optionIds":["2"]}]}"#);
     assert_eq!(reply.status, 200, "{}", reply.body);
-    assert_eq!(resumed.finish(), (0, answered(&id, 2)));
+    assert_eq!(
+        resumed.finish(),
+        (0, answered_by(&id, 2, common::answered_by("page")))
+    );
     a.stop();
     b.stop();
 }
@@ -689,7 +710,17 @@ fn person_and_asker_tokens_do_what_their_role_allows_and_nothing_else() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
-    assert_eq!(asker.finish(), (0, answered(&id, 2)));
+    assert_eq!(
+        asker.finish(),
+        (
+            0,
+            answered_by(
+                &id,
+                2,
+                json!({"kind":"person","name":"Ada","channel":"cli"})
+            )
+        )
+    );
     // History records the person, by name; the page shows it (decidedBy).
     let out = as_holder(ADA, &["inbox", "history"]).output().unwrap();
     let entry: Value = serde_json::from_str(
@@ -774,7 +805,17 @@ fn a_token_kept_in_the_store_works_on_every_replica_at_once_until_removed() {
         r#"{"answers":[{"optionIds":["2"]}]}"#,
     );
     assert_eq!(answer.status, 200, "{}", answer.body);
-    assert_eq!(asker.finish(), (0, answered(&id, 2)));
+    assert_eq!(
+        asker.finish(),
+        (
+            0,
+            answered_by(
+                &id,
+                2,
+                json!({"kind":"person","name":"Eve","channel":"page"})
+            )
+        )
+    );
     let history = call(&a, &eve, "GET", "/api/history", "");
     let entries: Value = serde_json::from_str(&history.body).unwrap();
     assert_eq!(

@@ -35,6 +35,7 @@ fn arrow_down_and_enter_choose_an_option() {
         serde_json::json!({"questionId":"q1","values":["SQLite"],"optionIds":["2"]})
     );
     assert_eq!(done.document["answered"], true);
+    assert_eq!(done.document["answeredBy"], common::answered_by("terminal"));
     done.assert_terminal_restored();
 }
 
@@ -561,6 +562,11 @@ fn mcp_fallback_tty_asks_on_the_terminal() {
     assert_eq!(
         call["result"]["structuredContent"]["answers"],
         serde_json::json!([{"questionId":"q1","values":["SQLite"],"optionIds":["2"]}])
+    );
+    // The MCP server's terminal fallback: the person at this terminal.
+    assert_eq!(
+        call["result"]["structuredContent"]["answeredBy"],
+        common::answered_by("terminal")
     );
     assert_eq!(done.document["server_rc"], 0);
     done.assert_terminal_restored();

@@ -485,10 +485,13 @@ fn a_note_after_a_reply_goes_beside_its_answer() {
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert_eq!(
         stdout,
-        "{\"tool\":\"ask_user\",\"version\":1,\"status\":\"ok\",\"answered\":true,\"cancelled\":false,\"timedOut\":false,\"answers\":[\
-         {\"questionId\":\"q1\",\"values\":[\"PostgreSQL\"],\"optionIds\":[\"1\"],\"note\":\"but keep SQLite for tests\"},\
-         {\"questionId\":\"q2\",\"values\":[\"yes\"]},\
-         {\"questionId\":\"q3\",\"values\":[\"Ada\"],\"note\":\"-- not the final name\"}]}\n"
+        format!(
+            "{{\"tool\":\"ask_user\",\"version\":1,\"status\":\"ok\",\"answered\":true,\"cancelled\":false,\"timedOut\":false,\"answers\":[\
+         {{\"questionId\":\"q1\",\"values\":[\"PostgreSQL\"],\"optionIds\":[\"1\"],\"note\":\"but keep SQLite for tests\"}},\
+         {{\"questionId\":\"q2\",\"values\":[\"yes\"]}},\
+         {{\"questionId\":\"q3\",\"values\":[\"Ada\"],\"note\":\"-- not the final name\"}}]{}}}\n",
+            common::answered_by_json("cli")
+        )
     );
     assert_eq!(stderr, "");
     // A skipped question keeps its note; an empty note is none.

@@ -196,7 +196,8 @@ fn every_request_needs_the_token_the_host_and_for_posts_the_origin() {
                  {"questionId":"q1","values":["SQLite"],"optionIds":["1"]},
                  {"questionId":"q2","values":["NATS"],"optionIds":[],"customText":"NATS"},
                  {"questionId":"q3","values":["Ada"]},
-                 {"questionId":"q4","values":["no"]}]})
+                 {"questionId":"q4","values":["no"]}],
+               "answeredBy":common::answered_by("page")})
     );
 }
 
@@ -514,7 +515,8 @@ fn browser_answers_every_kind_in_one_form() {
                   "note":"but keep SQLite for tests"},
                  {"questionId":"q2","values":["Redis","NATS"],"optionIds":["1"],"customText":"NATS"},
                  {"questionId":"q3","values":["Ada Lovelace"],"note":"my note is no name"},
-                 {"questionId":"q4","values":["yes"]}]})
+                 {"questionId":"q4","values":["yes"]}],
+               "answeredBy":common::answered_by("page")})
     );
 }
 

@@ -18,11 +18,16 @@ const ONE_SELECT: &str = r#"{"question":"Deploy where?",
 
 /// The person's answer, and the document it must give, exactly.
 const ANSWER: &str = r#"{"answers":[{"optionIds":["2"]}]}"#;
-const ANSWERED: &str = concat!(
-    r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"#,
-    r#""timedOut":false,"answers":[{"questionId":"q1","values":["Production"],"optionIds":["2"]}]}"#,
-    "\n"
-);
+fn answered_line() -> String {
+    format!(
+        "{}{}}}\n",
+        concat!(
+            r#"{"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,"#,
+            r#""timedOut":false,"answers":[{"questionId":"q1","values":["Production"],"optionIds":["2"]}]"#,
+        ),
+        common::answered_by_json("page")
+    )
+}
 const TIMED_OUT: &str = concat!(
     r#"{"tool":"ask_user","version":1,"status":"ok","answered":false,"cancelled":false,"#,
     r#""timedOut":true,"answers":[]}"#,
@@ -36,7 +41,7 @@ fn person_answers(page: Page) {
     assert_eq!(answered.body, r#"{"closed":"answered"}"#);
     let (code, stdout) = page.finish_raw();
     assert_eq!(code, 0);
-    assert_eq!(stdout, ANSWERED);
+    assert_eq!(stdout, answered_line());
 }
 
 /// Opens a connection and sends `bytes`, then holds it (until dropped).

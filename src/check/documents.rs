@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::answer::{Answer, AnswerDocument};
+use crate::answer::{Answer, AnswerDocument, AnsweredBy};
 use crate::error::{AskError, Detail, ErrorDocument};
 use crate::input::{
     self, MAX_CONTEXT_CHARS, MAX_DESCRIPTION_CHARS, MAX_HEADER_CHARS, MAX_LABEL_CHARS, MAX_OPTIONS,
@@ -539,8 +539,47 @@ fn check_answer(doc: &AnswerDocument) -> Result<()> {
         }
         check_one_answer(answer, &base)?;
     }
-    Ok(())
+    check_answered_by(doc)
 }
+
+/// `answeredBy`: on every answer, never on anything else.
+fn check_answered_by(doc: &AnswerDocument) -> Result<()> {
+    match (&doc.answered_by, doc.answered) {
+        (None, false) => Ok(()),
+        (Some(_), false) => Err(field_error(
+            "answeredBy is given only for an answered form (nobody answered a cancel, a decline, a timeout or a pending question); remove it",
+            "answeredBy",
+        )),
+        (None, true) => Err(field_error(
+            "an answered form says who answered it: answeredBy is required",
+            "answeredBy",
+        )),
+        (Some(AnsweredBy::One(by)), true) => {
+            check_text(&by.name, MAX_NAME_CHARS, "answeredBy.name")
+        }
+        (Some(AnsweredBy::Votes(votes)), true) => {
+            if votes.is_empty() {
+                return Err(field_error(
+                    "answeredBy lists the votes of an answer that needed approvals: at least one",
+                    "answeredBy",
+                ));
+            }
+            for (index, vote) in votes.iter().enumerate() {
+                let base = format!("answeredBy[{index}]");
+                check_text(&vote.name, MAX_NAME_CHARS, &join(&base, "name"))?;
+                check_text(&vote.voted_at, usize::MAX, &join(&base, "votedAt"))?;
+                for (at, answer) in vote.answers.iter().enumerate() {
+                    check_one_answer(answer, &format!("{base}.answers[{at}]"))?;
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The longest name in `answeredBy` (a token's, a device's, a Matrix
+/// user's, a rule's id, or the operating system's user).
+const MAX_NAME_CHARS: usize = 256;
 
 fn check_one_answer(answer: &Answer, base: &str) -> Result<()> {
     check_text(&answer.question_id, usize::MAX, &join(base, "questionId"))?;

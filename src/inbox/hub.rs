@@ -15,6 +15,7 @@ use serde_json::value::RawValue;
 use tokio::sync::{broadcast, watch};
 
 mod links;
+pub mod provenance;
 
 pub use links::LinkTarget;
 
@@ -23,7 +24,7 @@ use super::metrics::{AskingFace, Metrics, StoreGauges};
 use super::store::{
     self, Decided, Decision, Face, Millis, NewQuestion, Outcome, Source, Store, Stored,
 };
-use crate::answer::{AnswerDocument, Unanswered, resolve_replies};
+use crate::answer::{AnswerDocument, AnsweredBy, Unanswered, resolve_replies};
 use crate::error::{AskError, Detail};
 use crate::model::Prompt;
 use crate::prompt::PromptDocument;
@@ -249,6 +250,9 @@ pub struct Hub {
     /// Where links point: the public URL, else the inbox's own (set once
     /// the server is bound; [`Hub::link_for`] is `None` before).
     link_base: OnceLock<String>,
+    /// The operating system's user running the inbox: the person behind
+    /// its own token, in `answeredBy`.
+    inbox_user: String,
 }
 
 struct State {
@@ -286,6 +290,7 @@ impl Hub {
             metrics,
             link_key,
             link_base: OnceLock::new(),
+            inbox_user: crate::platform::user::name(),
         })
     }
 
@@ -694,6 +699,12 @@ impl Hub {
         document: AnswerDocument,
         by: Option<&str>,
     ) -> Result<Arc<str>, AskError> {
+        let document = if document.answered && document.answered_by.is_none() {
+            let by = provenance::answerer(face, by, &self.inbox_user);
+            document.answered_by(AnsweredBy::One(by))
+        } else {
+            document
+        };
         let line: Arc<str> = crate::document_line(&document.with_inbox_id(id)).into();
         let decision = Decision {
             outcome,
@@ -1353,7 +1364,8 @@ mod tests {
             value(&got),
             serde_json::json!({"tool":"ask_user","version":1,"status":"ok","answered":true,
                 "cancelled":false,"timedOut":false,"inboxId":id,
-                "answers":[{"questionId":"q1","values":["Production"],"optionIds":["2"]}]})
+                "answers":[{"questionId":"q1","values":["Production"],"optionIds":["2"]}],
+                "answeredBy":{"kind":"person","name":crate::platform::user::name(),"channel":"cli"}})
         );
         assert!(hub.list().is_empty());
         // Later: the outcome at once, and ALREADY_ANSWERED for a second answer.
@@ -1743,6 +1755,41 @@ mod tests {
             )
         );
         assert_eq!(resumed["answers"], serde_json::json!([]));
+    }
+
+    #[test]
+    fn nobody_answered_a_decline_a_cancel_a_dismissal_or_a_timeout() {
+        let (_dir, hub) = hub(Duration::from_secs(60));
+        let mut ended = Vec::new();
+        for (key, action) in [
+            ("k1", Action::Decline),
+            ("k2", Action::Cancel),
+            ("k3", Action::Replies(vec!["1".into()], Vec::new())),
+        ] {
+            let id = hub.ask(&request(key, SELECT)).unwrap().inbox_id;
+            ended.push(value(&hub.decide(&id, action, Face::Page).unwrap()));
+        }
+        let id = hub.ask(&request("k4", SELECT)).unwrap().inbox_id;
+        ended.push(value(&hub.leave(&id, Leaving::Timeout).unwrap()));
+        ended.push(value(
+            &hub.decide(&id, Action::Dismiss, Face::Page).unwrap(),
+        ));
+        let id = hub.ask(&request("k5", SELECT)).unwrap().inbox_id;
+        ended.push(value(&hub.leave(&id, Leaving::Cancelled).unwrap()));
+        let by: Vec<_> = ended.iter().map(|d| d.get("answeredBy").cloned()).collect();
+        assert_eq!(
+            by,
+            [
+                None,
+                None,
+                Some(
+                    serde_json::json!({"kind":"person","name":crate::platform::user::name(),"channel":"page"})
+                ),
+                None,
+                None,
+                None,
+            ]
+        );
     }
 
     #[test]

@@ -416,6 +416,7 @@ fn outcome_of(submit: &Submit, prompt: &Prompt) -> Result<AnswerDocument, AskErr
         ))
     })?;
     submission::resolve(prompt, Submission { answers })
+        .map(|document| document.answered_here(crate::answer::Channel::App))
 }
 
 fn answers_of(submit: &Submit) -> Result<Vec<Value>, AskError> {

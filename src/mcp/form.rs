@@ -123,7 +123,7 @@ impl Form {
                     .noted(note.as_deref(), index, total)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(AnswerDocument::answered(answers))
+        Ok(AnswerDocument::answered(answers).answered_here(crate::answer::Channel::Form))
     }
 
     fn value<'c>(

@@ -23,3 +23,4 @@ pub mod paths;
 pub mod process;
 pub mod shell;
 pub mod signals;
+pub mod user;

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 pub use plain::{LineChannel, ask_plain};
 pub use terminal::Terminal;
 
-use crate::answer::{Answer, AnswerDocument, Choice, MAX_NOTE_CHARS, Unanswered};
+use crate::answer::{Answer, AnswerDocument, Channel, Choice, MAX_NOTE_CHARS, Unanswered};
 use crate::error::AskError;
 use crate::model::{Prompt, Question};
 use console::Key;
@@ -103,7 +103,7 @@ fn document_for(outcome: Outcome, prompt: &Prompt) -> AnswerDocument {
                 .map(|(noted, question)| noted.into_answer(question))
                 .collect();
             summarize(prompt, &answers);
-            AnswerDocument::answered(answers)
+            AnswerDocument::answered(answers).answered_here(Channel::Terminal)
         }
         Outcome::Cancelled => {
             note("✗ Cancelled");

@@ -173,3 +173,16 @@ pub fn man_pages() -> Vec<String> {
     pages.sort();
     pages
 }
+
+/// The `answeredBy` a local face (or the inbox's own token) writes on
+/// `channel`: the person is this test process's user, as the binary
+/// names it (tests inherit its environment).
+pub fn answered_by(channel: &str) -> Value {
+    serde_json::json!({"kind": "person", "name": ask_user::platform::user::name(), "channel": channel})
+}
+
+/// [`answered_by`] as the JSON text that ends an answered document line:
+/// `,"answeredBy":{…}` (it is the document's last key).
+pub fn answered_by_json(channel: &str) -> String {
+    format!(",\"answeredBy\":{}", answered_by(channel))
+}

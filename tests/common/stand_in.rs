@@ -24,7 +24,8 @@ pub const QUESTION: &str =
 pub fn postgres_answer(id: &str) -> Value {
     json!({"tool": "ask_user", "version": 1, "status": "ok", "answered": true,
         "cancelled": false, "timedOut": false, "inboxId": id,
-        "answers": [{"questionId": "q1", "values": ["Postgres"], "optionIds": ["2"]}]})
+        "answers": [{"questionId": "q1", "values": ["Postgres"], "optionIds": ["2"]}],
+        "answeredBy": super::answered_by("cli")})
 }
 
 /// A loopback network of its own (a network namespace, where `unshare`
