@@ -11,7 +11,7 @@ pub fn name() -> String {
 fn name_from(var: impl Fn(&str) -> Option<String>) -> String {
     ["USER", "LOGNAME", "USERNAME"]
         .into_iter()
-        .filter_map(|key| var(key))
+        .filter_map(&var)
         .map(|value| crate::text::fold_line(&value))
         .find(|value| !value.is_empty())
         .map(|value| value.chars().take(100).collect())
