@@ -34,13 +34,8 @@ const EXTRAS: &str =
     r#"{"question":"Which extras?","options":["Redis","Kafka","NATS"],"multi_select":true}"#;
 const NAME: &str = r#"{"questions":[{"question":"Name the service"}]}"#;
 
-/// The document of question `id` answered with `answers` by the inbox's own
-/// token on the command line (`inbox answer`).
-fn answered(id: &str, answers: Value) -> Value {
-    answered_on(id, answers, common::answered_by("cli"))
-}
-
-/// [`answered`], by `by` (`answeredBy`).
+/// The document of question `id` answered with `answers` by `by`
+/// (`answeredBy`).
 fn answered_on(id: &str, answers: Value, by: Value) -> Value {
     json!({"tool":"ask_user","version":1,"status":"ok","answered":true,"cancelled":false,
            "timedOut":false,"inboxId":id,"answers":answers,"answeredBy":by})
