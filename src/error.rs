@@ -85,6 +85,15 @@ pub enum AskError {
     WebError(Detail),
     #[error("{0}")]
     NoInbox(Detail),
+    /// The inbox refused the token this ask_user sent (401): not the running
+    /// inbox's, removed, or absent. Retrying cannot fix it.
+    #[error("{0}")]
+    TokenRefused(Detail),
+    /// The inbox's store cannot be opened or does not answer (a PostgreSQL
+    /// outage, a refused TLS handshake, a full disk). Over HTTP it is 503:
+    /// askers wait and retry within their own timeout.
+    #[error("{0}")]
+    StoreError(Detail),
     #[error("{0}")]
     UnknownQuestion(Detail),
     #[error("{0}")]
@@ -106,7 +115,7 @@ pub enum AskError {
 
 impl AskError {
     /// Every code, in the documented order (docs/documents.md, schema).
-    pub const CODES: [&'static str; 25] = [
+    pub const CODES: [&'static str; 27] = [
         "INVALID_JSON",
         "INVALID_INPUT",
         "INPUT_TOO_LARGE",
@@ -126,6 +135,8 @@ impl AskError {
         "TEMPORARY_BINARY",
         "WEB_ERROR",
         "NO_INBOX",
+        "TOKEN_REFUSED",
+        "STORE_ERROR",
         "UNKNOWN_QUESTION",
         "ALREADY_ANSWERED",
         "VERSION_MISMATCH",
@@ -155,6 +166,8 @@ impl AskError {
             AskError::TemporaryBinary(_) => "TEMPORARY_BINARY",
             AskError::WebError(_) => "WEB_ERROR",
             AskError::NoInbox(_) => "NO_INBOX",
+            AskError::TokenRefused(_) => "TOKEN_REFUSED",
+            AskError::StoreError(_) => "STORE_ERROR",
             AskError::UnknownQuestion(_) => "UNKNOWN_QUESTION",
             AskError::AlreadyAnswered(_) => "ALREADY_ANSWERED",
             AskError::VersionMismatch(_) => "VERSION_MISMATCH",
@@ -187,6 +200,8 @@ impl AskError {
             "TEMPORARY_BINARY" => AskError::TemporaryBinary,
             "WEB_ERROR" => AskError::WebError,
             "NO_INBOX" => AskError::NoInbox,
+            "TOKEN_REFUSED" => AskError::TokenRefused,
+            "STORE_ERROR" => AskError::StoreError,
             "UNKNOWN_QUESTION" => AskError::UnknownQuestion,
             "ALREADY_ANSWERED" => AskError::AlreadyAnswered,
             "VERSION_MISMATCH" => AskError::VersionMismatch,
@@ -219,6 +234,8 @@ impl AskError {
             | AskError::TemporaryBinary(d)
             | AskError::WebError(d)
             | AskError::NoInbox(d)
+            | AskError::TokenRefused(d)
+            | AskError::StoreError(d)
             | AskError::UnknownQuestion(d)
             | AskError::AlreadyAnswered(d)
             | AskError::VersionMismatch(d)

@@ -183,7 +183,7 @@ fn the_compose_replicas_command_line_is_one_the_binary_takes() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        stdout.contains("WEB_ERROR") && stdout.contains("cannot open its store"),
+        stdout.contains("STORE_ERROR") && stdout.contains("cannot open its store"),
         "{stdout}"
     );
 }

@@ -212,7 +212,7 @@ fn an_inbox_that_refuses_the_ask_is_one_line_and_exit_1() {
     let ran = run_command(hook, ask_event(questions()).to_string().as_bytes());
     assert_unfit(
         ran,
-        "the inbox could not ask the question: NO_INBOX: the inbox refused this ask_user (401 Unauthorized",
+        "the inbox could not ask the question: TOKEN_REFUSED: the inbox refused this ask_user's token (401 Unauthorized",
     );
     assert_eq!(inbox.list(), Vec::<Value>::new());
 }

@@ -227,6 +227,36 @@ fn every_error_of_the_verbs_has_its_code_message_and_exit_code() {
             "has no question",
         );
     }
+    // A token the inbox does not know: TOKEN_REFUSED (not NO_INBOX: the
+    // inbox is there), exit 1, for every verb and for an asker.
+    for args in [
+        &["inbox", "list"][..],
+        &["inbox", "answer", &asker.id, "--reply", "1"],
+        &["inbox", "cancel", &asker.id],
+        &["ask", "--ui", "inbox", "--timeout", "30"],
+    ] {
+        let out = command(dir.path(), args)
+            .env("ASK_USER_INBOX", format!("http://{}", inbox.host()))
+            .env("ASK_USER_TOKEN", "0123456789abcdef0123456789abcdef")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .and_then(|mut child| {
+                use std::io::Write as _;
+                child.stdin.take().unwrap().write_all(DATABASE.as_bytes())?;
+                child.wait_with_output()
+            })
+            .unwrap();
+        assert_error(
+            (
+                out.status.code().unwrap(),
+                String::from_utf8(out.stdout).unwrap(),
+            ),
+            "TOKEN_REFUSED",
+            "the inbox refused this ask_user's token (401 Unauthorized",
+        );
+    }
     // A reply that answers nothing: INVALID_REPLY, and the question stays open.
     assert_error(
         run(dir.path(), &["inbox", "answer", &asker.id, "--reply", "7"]),

@@ -118,7 +118,7 @@ fn every_error_of_token_has_its_message_and_exit_code() {
     usage(&["remove", "a\tb"], "is not a token name");
     usage(&["add", "admin", "Ada"], "invalid value 'admin'");
     usage(&["add", "person"], "required");
-    // The store cannot be reached: WEB_ERROR, exit 1, nothing kept.
+    // The store cannot be reached: STORE_ERROR, exit 1, nothing kept.
     let unreachable = "postgres://ask_user@127.0.0.1:1/inbox?connect_timeout=2";
     let (code, stdout, _) = token(
         dir.path(),
@@ -126,13 +126,13 @@ fn every_error_of_token_has_its_message_and_exit_code() {
     );
     assert_error(
         (code, stdout),
-        "WEB_ERROR",
+        "STORE_ERROR",
         "the inbox cannot open its store",
     );
     let (code, stdout, _) = token(dir.path(), &["list", "--store", unreachable]);
     assert_error(
         (code, stdout),
-        "WEB_ERROR",
+        "STORE_ERROR",
         "store postgres://127.0.0.1:1/inbox (",
     );
     // A SQLite file elsewhere, by --store or ASK_USER_STORE.

@@ -158,7 +158,7 @@ impl Asker {
             match self.client.post::<_, Asked>("/api/ask", body).await {
                 Ok(asked) => return Ok(asked.inbox_id),
                 Err(Failure::Refused(err)) => return Err(err),
-                Err(Failure::Unreachable(_)) => self.pause().await,
+                Err(Failure::Unreachable(why)) => self.pause(&why).await,
             }
         }
     }
@@ -167,17 +167,18 @@ impl Asker {
     async fn wait(&mut self, id: &str) -> Result<AnswerDocument, AskError> {
         let path = format!("/api/questions/{id}/wait");
         loop {
-            match self.client.events(&path).await {
+            let why = match self.client.events(&path).await {
                 Ok(mut events) => {
                     self.backoff = FIRST_BACKOFF;
                     if let Some(data) = events.next(SILENCE).await {
                         return read_document(&data);
                     }
+                    String::from("its stream ended")
                 }
                 Err(Failure::Refused(err)) => return Err(err),
-                Err(Failure::Unreachable(_)) => {}
-            }
-            self.pause().await;
+                Err(Failure::Unreachable(why)) => why,
+            };
+            self.pause(&why).await;
         }
     }
 
@@ -207,14 +208,30 @@ impl Asker {
     }
 
     /// Waits before the next try, then looks for the inbox again (it may
-    /// come back on another port), the replicas after this one first.
-    async fn pause(&mut self) {
+    /// come back on another port), the replicas after this one first. A
+    /// move to another replica is said on stderr (`why` this one failed),
+    /// so that whoever runs the asker sees a replica or its store is away.
+    async fn pause(&mut self, why: &str) {
         tokio::time::sleep(self.backoff).await;
         self.backoff = next_backoff(self.backoff);
         if let Ok(endpoint) = self.lookup.discover_after(&self.client.endpoint().base) {
+            if let Some(line) = moved(&self.client.endpoint().base, &endpoint.base, why) {
+                eprintln!("{line}");
+            }
             self.client = Client::new(endpoint);
         }
     }
+}
+
+/// The stderr line of an asker moving from replica `from` to `to`; none
+/// when it stays (one replica, or the lookup found the same one).
+fn moved(from: &str, to: &str, why: &str) -> Option<String> {
+    (from != to).then(|| {
+        format!(
+            "ask_user: the inbox replica at {from} did not answer ({}); asking {to}",
+            crate::text::fold_line(why)
+        )
+    })
 }
 
 /// The pause after `backoff`: twice as long, at most [`MAX_BACKOFF`].
@@ -259,6 +276,22 @@ mod tests {
     use crate::server::{Limits, Server};
 
     const TOKEN: &str = "0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn a_move_to_another_replica_is_one_line_and_staying_is_none() {
+        assert_eq!(
+            moved(
+                "http://a:7",
+                "http://b:7",
+                "503 Service Unavailable: the inbox's store failed\n(refused)"
+            )
+            .as_deref(),
+            Some(
+                "ask_user: the inbox replica at http://a:7 did not answer (503 Service Unavailable: the inbox's store failed (refused)); asking http://b:7"
+            )
+        );
+        assert_eq!(moved("http://a:7", "http://a:7", "gone"), None);
+    }
 
     #[test]
     fn the_pause_before_a_reconnect_doubles_up_to_its_cap() {

@@ -297,8 +297,8 @@ async fn refused(response: http::Response<Incoming>) -> Failure {
     let text = String::from_utf8_lossy(&bytes).trim().to_string();
     let err = match status {
         StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
-            AskError::NoInbox(Detail::new(format!(
-                "the inbox refused this ask_user ({status}: {text}); the token (inbox.json or ASK_USER_TOKEN) is not the running inbox's"
+            AskError::TokenRefused(Detail::new(format!(
+                "the inbox refused this ask_user's token ({status}: {text}); the token (inbox.json or ASK_USER_TOKEN) is not the running inbox's, or it was removed"
             )))
         }
         _ => AskError::InternalError(Detail::new(format!(

@@ -1123,7 +1123,7 @@ fn store_error(err: store::Error) -> AskError {
         store::Error::Postgres(_) => "check that PostgreSQL is up and reachable",
         _ => "check the state folder's disk and permissions",
     };
-    AskError::InternalError(Detail::new(format!(
+    AskError::StoreError(Detail::new(format!(
         "the inbox's store failed ({err}); {check}"
     )))
 }

@@ -81,6 +81,15 @@ pub struct ServeOptions {
     pub tokens: Option<std::path::PathBuf>,
 }
 
+/// STORE_ERROR for a store that cannot be opened (not there, refused, its
+/// certificate not trusted, a newer schema).
+fn cannot_open(location: &Location, err: &store::Error) -> AskError {
+    AskError::StoreError(Detail::new(format!(
+        "the inbox cannot open its store {} ({err})",
+        location.describe()
+    )))
+}
+
 /// The state folder, made (0700) if need be.
 fn state_folder() -> Result<StateDir, AskError> {
     let web_error = |message: String| AskError::WebError(Detail::new(message));
@@ -132,19 +141,14 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
         .store
         .clone()
         .unwrap_or_else(|| Location::Sqlite(folder.store_path()));
-    let store = store::open(&location).map_err(|e| {
-        web_error(format!(
-            "the inbox cannot open its store {} ({e})",
-            location.describe()
-        ))
-    })?;
+    let store = store::open(&location).map_err(|e| cannot_open(&location, &e))?;
     let hub = Arc::new(Hub::new(store, options.asker_grace, options.retention)?);
     let digests = crate::server::guard::Digests::default();
     tokens::reload(&hub, &digests).map_err(|e| {
-        web_error(format!(
+        AskError::StoreError(Detail::new(format!(
             "the inbox cannot read the tokens kept in its store ({})",
             e.detail().message
-        ))
+        )))
     })?;
     if let Location::Postgres(url) = &location {
         // Replicas on one database are one inbox: each hears the others' changes.
@@ -169,7 +173,11 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
                 eprintln!("ask_user inbox: {}", e.detail().message);
             }
         })
-        .map_err(|e| web_error(format!("the inbox cannot listen to its store ({e})")))?;
+        .map_err(|e| {
+            AskError::StoreError(Detail::new(format!(
+                "the inbox cannot listen to its store ({e})"
+            )))
+        })?;
     }
     let exposure = &options.exposure;
     let address = exposure.address;
@@ -316,17 +324,11 @@ async fn drain(hub: &Hub, linger: Duration, limit: Duration) {
 pub fn open_store(
     location: Option<Location>,
 ) -> Result<(Box<dyn store::Store>, Location), AskError> {
-    let web_error = |message: String| AskError::WebError(Detail::new(message));
     let location = match location {
         Some(location) => location,
         None => Location::Sqlite(state_folder()?.store_path()),
     };
-    let store = store::open(&location).map_err(|e| {
-        web_error(format!(
-            "the inbox cannot open its store {} ({e})",
-            location.describe()
-        ))
-    })?;
+    let store = store::open(&location).map_err(|e| cannot_open(&location, &e))?;
     Ok((store, location))
 }
 

@@ -675,7 +675,9 @@ impl Inbox {
 const RETRY_AFTER_SECS: &str = "1";
 
 /// An error document with the status that fits its code. `NO_INBOX` is a
-/// replica that stops (the drain): 503, and when to try again.
+/// replica that stops (the drain), `STORE_ERROR` a store that does not
+/// answer (an outage): 503, and when to try again; askers retry within
+/// their own timeout, on the next replica first.
 pub(super) fn error_reply(err: &AskError) -> Reply {
     let status = match err {
         AskError::UnknownQuestion(_) => 404,
@@ -683,7 +685,8 @@ pub(super) fn error_reply(err: &AskError) -> Reply {
         AskError::Forbidden(_) => 403,
         AskError::InvalidJson(_) => 400,
         AskError::InternalError(_) => 500,
-        AskError::NoInbox(_) => 503,
+        AskError::NoInbox(_) | AskError::StoreError(_) => 503,
+        AskError::TokenRefused(_) => 401,
         _ => 422,
     };
     let reply = Reply::json(status, &err.document());

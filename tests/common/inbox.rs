@@ -273,7 +273,10 @@ fn finished(child: ChildGuard) -> (i32, String) {
 /// Asserts an error document: exit 1, this code, a message containing `message`.
 pub fn assert_error((code, stdout): (i32, String), error_code: &str, message: &str) {
     assert_eq!(code, 1, "{stdout}");
-    assert!(stdout.ends_with('\n') && stdout.matches('\n').count() == 1);
+    assert!(
+        stdout.ends_with('\n') && stdout.matches('\n').count() == 1,
+        "{stdout:?}"
+    );
     let document: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(document["status"], "error");
     assert_eq!(document["error"]["code"], error_code, "{document}");
