@@ -616,11 +616,11 @@ mod tests {
         ] {
             let response = canned(status, "", text);
             let err = post(other_version(response));
-            assert_eq!(err.code(), "NO_INBOX");
+            assert_eq!(err.code(), "TOKEN_REFUSED");
             assert_eq!(
                 err.to_string(),
                 format!(
-                    "the inbox refused this ask_user ({status}: {text}); the token (inbox.json or ASK_USER_TOKEN) is not the running inbox's"
+                    "the inbox refused this ask_user's token ({status}: {text}); the token (inbox.json or ASK_USER_TOKEN) is not the running inbox's, or it was removed"
                 )
             );
         }

@@ -1294,7 +1294,7 @@ mod tests {
     #[test]
     fn a_store_failure_says_where_to_look() {
         let lost = store_error(store::Error::Postgres("connection refused".into()));
-        assert_eq!(lost.code(), "INTERNAL_ERROR");
+        assert_eq!(lost.code(), "STORE_ERROR");
         assert!(
             lost.message()
                 .ends_with("check that PostgreSQL is up and reachable"),

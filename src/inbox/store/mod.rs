@@ -18,6 +18,7 @@
 
 pub mod postgres;
 pub mod sqlite;
+pub mod tls;
 
 use std::path::PathBuf;
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -19,7 +19,9 @@ use std::thread;
 use std::time::Duration;
 
 use postgres::fallible_iterator::FallibleIterator as _;
-use postgres::{Client, NoTls, Row, Transaction};
+use postgres::{Client, Row, Transaction};
+
+use super::tls::MakeRustls;
 
 use super::{
     Decided, Decision, Error, Event, Millis, NewQuestion, Result, SCHEMA_VERSION, Source, Store,
@@ -149,6 +151,7 @@ pub struct PostgresStore {
 /// The connection thread's state.
 struct Connection {
     config: postgres::Config,
+    tls: MakeRustls,
     client: Option<Client>,
 }
 
@@ -157,7 +160,7 @@ impl Connection {
     fn client(&mut self) -> Result<&mut Client> {
         let client = match self.client.take() {
             Some(client) if !client.is_closed() => client,
-            _ => self.config.connect(NoTls).map_err(pg)?,
+            _ => self.config.connect(self.tls.clone()).map_err(pg)?,
         };
         Ok(self.client.insert(client))
     }
@@ -166,13 +169,14 @@ impl Connection {
 impl PostgresStore {
     /// Connects to `url` and migrates its schema up to `version`.
     pub(super) fn open_at(url: &str, version: i64) -> Result<PostgresStore> {
-        let config = config(url)?;
+        let (config, tls) = config(url)?;
         let (jobs, inbox) = mpsc::channel::<Job>();
         thread::Builder::new()
             .name("ask_user store".into())
             .spawn(move || {
                 let mut connection = Connection {
                     config,
+                    tls,
                     client: None,
                 };
                 // Ends when the store is dropped (its sender with it).
@@ -651,7 +655,7 @@ pub const LISTENER_NAME: &str = "ask_user inbox replica";
 /// connection is opened again (backing off up to 2 s), then `on` gets
 /// [`Notice::CatchUp`], so that nothing missed meanwhile stays missed.
 pub fn listen(url: &str, on: impl Fn(Notice) + Send + 'static) -> Result<()> {
-    let mut config = config(url)?;
+    let (mut config, tls) = config(url)?;
     config.application_name(LISTENER_NAME);
     let name = describe(url);
     thread::Builder::new()
@@ -660,7 +664,7 @@ pub fn listen(url: &str, on: impl Fn(Notice) + Send + 'static) -> Result<()> {
             let mut pause = Duration::from_millis(100);
             let mut said = false;
             loop {
-                match listening(&mut config) {
+                match listening(&mut config, &tls) {
                     Ok(mut client) => {
                         pause = Duration::from_millis(100);
                         if said {
@@ -693,18 +697,25 @@ pub fn listen(url: &str, on: impl Fn(Notice) + Send + 'static) -> Result<()> {
     Ok(())
 }
 
-fn listening(config: &mut postgres::Config) -> Result<Client> {
-    let mut client = config.connect(NoTls).map_err(pg)?;
+fn listening(config: &mut postgres::Config, tls: &MakeRustls) -> Result<Client> {
+    let mut client = config.connect(tls.clone()).map_err(pg)?;
     client
         .batch_execute(&format!("LISTEN {CHANNEL}"))
         .map_err(pg)?;
     Ok(client)
 }
 
-fn config(url: &str) -> Result<postgres::Config> {
-    let mut config: postgres::Config = url
+/// The connection's settings from `url`, and its TLS (`sslmode`,
+/// `sslrootcert`: [`super::tls`]).
+fn config(url: &str) -> Result<(postgres::Config, MakeRustls)> {
+    let split = super::tls::split(url)
+        .map_err(|why| Error::Postgres(format!("{}: {why}", describe(url))))?;
+    let mut config: postgres::Config = split
+        .rest
         .parse()
         .map_err(|e| Error::Postgres(format!("{} is not a PostgreSQL URL ({e})", describe(url))))?;
+    let tls = super::tls::connector(&split, &mut config)
+        .map_err(|why| Error::Postgres(format!("{}: {why}", describe(url))))?;
     if config.get_connect_timeout().is_none() {
         config.connect_timeout(CONNECT_TIMEOUT);
     }
@@ -723,7 +734,7 @@ fn config(url: &str) -> Result<postgres::Config> {
         // stuck session): one slow call, never a stuck inbox.
         config.options("-c statement_timeout=15000");
     }
-    Ok(config)
+    Ok((config, tls))
 }
 
 /// A PostgreSQL error as a store error, with the server's own message when
@@ -741,6 +752,7 @@ fn pg(e: postgres::Error) -> Error {
 /// A connection string for messages: host, port and database, never the
 /// user's password.
 pub fn describe(url: &str) -> String {
+    let url = super::tls::split(url).map_or_else(|_| url.to_string(), |split| split.rest);
     let Ok(config) = url.parse::<postgres::Config>() else {
         return "the PostgreSQL store".into();
     };
