@@ -31,6 +31,8 @@ pub struct Server {
     bin: PathBuf,
     user: Option<String>,
     databases: AtomicUsize,
+    /// More `-c name=value` settings for every start (TLS, a TCP port).
+    settings: Vec<String>,
 }
 
 /// The server every test in this process shares, started on first use;
@@ -83,6 +85,13 @@ fn is_root() -> bool {
 impl Server {
     /// A server of its own (one a test may stop), `None` without PostgreSQL.
     pub fn start() -> Option<Server> {
+        Server::start_with(&[], |_| {})
+    }
+
+    /// [`Server::start`] with more settings (`name=value`, as `-c` takes
+    /// them), and `prepare` run on its folder between initdb and the first
+    /// start (to write pg_hba.conf or a certificate the server reads).
+    pub fn start_with(settings: &[String], prepare: impl FnOnce(&Path)) -> Option<Server> {
         let bin = bin_dir()?;
         let user = is_root().then(|| "postgres".to_string());
         let dir = tempfile::Builder::new()
@@ -103,6 +112,10 @@ impl Server {
             bin,
             user,
             databases: AtomicUsize::new(0),
+            settings: settings
+                .iter()
+                .flat_map(|s| ["-c".to_string(), s.clone()])
+                .collect(),
         };
         let output = server
             .command("initdb")
@@ -124,6 +137,14 @@ impl Server {
             "initdb failed: {}",
             String::from_utf8_lossy(&output.stderr)
         );
+        prepare(&server.dir);
+        if let Some(user) = &server.user {
+            let status = Command::new("chown")
+                .args(["-R", user.as_str(), server.dir.to_str().unwrap()])
+                .status()
+                .expect("chown");
+            assert!(status.success());
+        }
         server.run();
         Some(server)
     }
@@ -153,13 +174,15 @@ impl Server {
         // pipe from this process, closes: at `stop`, or when this process
         // ends however it ends. With `remove`, it then deletes the folder.
         let script = r#"
-            "$1" -D "$2/data" -k "$2" -c listen_addresses= -c max_connections=200 \
-                 -c log_min_messages=fatal >"$2/server.log" 2>&1 &
+            bin=$1 dir=$2
+            shift 2
+            "$bin" -D "$dir/data" -k "$dir" -c listen_addresses= -c max_connections=200 \
+                 -c log_min_messages=fatal "$@" >"$dir/server.log" 2>&1 &
             server=$!
             read -r how
             kill -INT "$server" 2>/dev/null
             wait "$server"
-            [ "$how" = stop ] || rm -rf "$2"
+            [ "$how" = stop ] || rm -rf "$dir"
         "#;
         let mut command = match &self.user {
             Some(user) => {
@@ -172,7 +195,8 @@ impl Server {
         command
             .args(["-c", script, "sh"])
             .arg(self.bin.join("postgres"))
-            .arg(&self.dir);
+            .arg(&self.dir)
+            .args(&self.settings);
         let child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
@@ -226,7 +250,13 @@ impl Server {
                 b => format!("%{b:02X}"),
             })
             .collect();
-        format!("postgres://ask_user@{host}/{name}")
+        // A server given its own port (`port=N`) has its socket named by it.
+        let port = self
+            .settings
+            .iter()
+            .find_map(|s| s.strip_prefix("port="))
+            .map_or(String::new(), |port| format!(":{port}"));
+        format!("postgres://ask_user@{host}{port}/{name}")
     }
 
     /// A new, empty database, and its URL.

@@ -708,14 +708,12 @@ fn listening(config: &mut postgres::Config, tls: &MakeRustls) -> Result<Client> 
 /// The connection's settings from `url`, and its TLS (`sslmode`,
 /// `sslrootcert`: [`super::tls`]).
 fn config(url: &str) -> Result<(postgres::Config, MakeRustls)> {
-    let split = super::tls::split(url)
-        .map_err(|why| Error::Postgres(format!("{}: {why}", describe(url))))?;
+    let split = super::tls::split(url).map_err(Error::Postgres)?;
     let mut config: postgres::Config = split
         .rest
         .parse()
         .map_err(|e| Error::Postgres(format!("{} is not a PostgreSQL URL ({e})", describe(url))))?;
-    let tls = super::tls::connector(&split, &mut config)
-        .map_err(|why| Error::Postgres(format!("{}: {why}", describe(url))))?;
+    let tls = super::tls::connector(&split, &mut config).map_err(Error::Postgres)?;
     if config.get_connect_timeout().is_none() {
         config.connect_timeout(CONNECT_TIMEOUT);
     }
@@ -752,7 +750,7 @@ fn pg(e: postgres::Error) -> Error {
 /// A connection string for messages: host, port and database, never the
 /// user's password.
 pub fn describe(url: &str) -> String {
-    let url = super::tls::split(url).map_or_else(|_| url.to_string(), |split| split.rest);
+    let url = super::tls::without_tls_keys(url);
     let Ok(config) = url.parse::<postgres::Config>() else {
         return "the PostgreSQL store".into();
     };

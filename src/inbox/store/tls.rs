@@ -117,6 +117,32 @@ pub fn split(url: &str) -> Result<Split, String> {
     })
 }
 
+/// `url` without its `sslmode` and `sslrootcert`, whatever their values
+/// (for messages, which name the store even when its sslmode is wrong).
+pub fn without_tls_keys(url: &str) -> String {
+    let keep = |pair: &str| {
+        let key = pair.split('=').next().unwrap_or("").trim();
+        key != "sslmode" && key != "sslrootcert"
+    };
+    if url.contains("://") {
+        let (base, query) = url.split_once('?').unwrap_or((url, ""));
+        let kept: Vec<&str> = query
+            .split('&')
+            .filter(|p| !p.is_empty() && keep(p))
+            .collect();
+        if kept.is_empty() {
+            base.to_string()
+        } else {
+            format!("{base}?{}", kept.join("&"))
+        }
+    } else {
+        url.split_whitespace()
+            .filter(|w| keep(w))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
 fn percent_decoded(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -404,6 +430,11 @@ mod tests {
             (words.rest.as_str(), words.mode, words.root_cert.as_deref()),
             ("host=db dbname=inbox", SslMode::VerifyCa, Some("/ca.pem"))
         );
+        assert_eq!(
+            without_tls_keys("postgres://db/x?sslmode=nonsense&a=1&sslrootcert=/c"),
+            "postgres://db/x?a=1"
+        );
+        assert_eq!(without_tls_keys("host=db sslmode=what"), "host=db");
         for mode in ["disable", "prefer"] {
             let url = format!("postgres://db/x?sslmode={mode}");
             assert!(split(&url).is_ok(), "{mode}");
