@@ -77,6 +77,8 @@ pub struct ServeOptions {
     /// `--store` / `ASK_USER_STORE`: where questions are kept (`None`: the
     /// state folder's `inbox.sqlite3`).
     pub store: Option<Location>,
+    /// `--store-connections`: the pool's size for PostgreSQL ([`store::pool`]).
+    pub store_connections: usize,
     /// `--tokens`: named person and asker tokens ([`tokens`]).
     pub tokens: Option<std::path::PathBuf>,
 }
@@ -132,13 +134,13 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
         .store
         .clone()
         .unwrap_or_else(|| Location::Sqlite(folder.store_path()));
-    let store = store::open(&location).map_err(|e| {
+    let stores = store::open_pool(&location, options.store_connections).map_err(|e| {
         web_error(format!(
             "the inbox cannot open its store {} ({e})",
             location.describe()
         ))
     })?;
-    let hub = Arc::new(Hub::new(store, options.asker_grace, options.retention)?);
+    let hub = Arc::new(Hub::pooled(stores, options.asker_grace, options.retention)?);
     let digests = crate::server::guard::Digests::default();
     tokens::reload(&hub, &digests).map_err(|e| {
         web_error(format!(
