@@ -847,16 +847,17 @@ impl Hub {
         let mut all = self.pool.all();
         let store = &mut **all[0];
         let pending = store.pending().map_err(store_error)?;
-        let mut state = self.state();
-        let mut closed: Vec<String> = state.open.keys().cloned().collect();
+        let mut closed: Vec<String> = self.state().open.keys().cloned().collect();
         closed.retain(|id| !pending.iter().any(|stored| stored.id == *id));
-        for stored in pending {
-            self.reconcile(&mut state, stored);
-        }
+        let mut decided = Vec::with_capacity(closed.len());
         for id in closed {
             if let Some(stored) = store.get(&id).map_err(store_error)? {
-                self.reconcile(&mut state, stored);
+                decided.push(stored);
             }
+        }
+        let mut state = self.state();
+        for stored in pending.into_iter().chain(decided) {
+            self.reconcile(&mut state, stored);
         }
         Ok(())
     }

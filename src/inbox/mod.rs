@@ -221,6 +221,11 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        // Asks and answers wait for the store on blocking threads (the
+        // routes' `off_thread`); more of them than the pool has connections
+        // only queue, so a burst of calls is held to 64 threads, not the
+        // 512 that tokio (and the server's connection cap) would allow.
+        .max_blocking_threads(64)
         .build()
         .map_err(|e| web_error(format!("the inbox cannot start ({e})")))?;
     let pairing = pair::Pairing {
