@@ -35,6 +35,7 @@ common::harness::main!(
     a_token_kept_in_the_store_works_on_every_replica_at_once_until_removed,
     concurrent_asks_and_answers_through_two_pooled_replicas_lose_nothing_and_keep_each_order,
     store_connections_out_of_range_is_a_usage_error,
+    each_replica_opens_its_store_connections_and_one_to_listen,
 );
 
 fn replica(dir: &std::path::Path, url: &str, extra: &[&str]) -> Inbox {
@@ -1105,4 +1106,29 @@ fn store_connections_out_of_range_is_a_usage_error() {
         );
         assert!(out.stdout.is_empty());
     }
+}
+
+/// `--store-connections N`: N connections to the database a replica, plus
+/// its listening one; the default is 4.
+fn each_replica_opens_its_store_connections_and_one_to_listen() {
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let name = url.rsplit('/').next().unwrap().to_string();
+    let others = || {
+        server
+            .psql(
+                &name,
+                "SELECT count(*) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            )
+            .unwrap()
+    };
+    let (dir_a, dir_b) = (state(), state());
+    let a = replica(dir_a.path(), &url, &["--store-connections", "3"]);
+    until(SOON, "A's 3 + 1 connections", || others() == "4");
+    let b = replica(dir_b.path(), &url, &[]);
+    until(SOON, "B's default 4 + 1 more", || others() == "9");
+    a.stop();
+    b.stop();
+    until(SOON, "none once both stopped", || others() == "0");
 }
