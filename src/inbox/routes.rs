@@ -134,7 +134,7 @@ impl App for Inbox {
             (Method::GET, "/") => page(),
             (Method::GET, "/api/events") => self.page_events(),
             (Method::GET, "/api/questions") => self.list(),
-            (Method::GET, "/api/history") => self.history(request.query("limit")),
+            (Method::GET, "/api/history") => self.history(request.query("limit")).await,
             (Method::POST, "/api/ask") => match request.body().await {
                 Ok(body) => match self.parse::<AskRequest>(&body) {
                     Ok(ask) => {
@@ -397,7 +397,7 @@ impl Inbox {
         Reply::json(200, &items)
     }
 
-    fn history(&self, limit: Option<&str>) -> Reply {
+    async fn history(&self, limit: Option<&str>) -> Reply {
         let limit = match limit.map(str::parse::<usize>) {
             None => None,
             Some(Ok(limit)) => Some(limit),
@@ -408,7 +408,8 @@ impl Inbox {
                 )));
             }
         };
-        match self.hub.history(limit) {
+        let hub = Arc::clone(&self.hub);
+        match off_thread(move || hub.history(limit)).await {
             Ok(lines) => {
                 let items: Vec<&RawValue> = lines
                     .iter()
@@ -464,7 +465,9 @@ impl Inbox {
         holder: &Holder,
     ) -> Reply {
         if method == Method::GET && verb == "wait" {
-            return match self.hub.wait_as(id, asker_name(holder)) {
+            let hub = Arc::clone(&self.hub);
+            let (id, asker) = (id.to_string(), asker_name(holder).map(str::to_string));
+            return match off_thread(move || hub.wait_as(&id, asker.as_deref())).await {
                 Ok(Wait::Done(document)) => {
                     let (send, receive) = mpsc::channel(1);
                     let _ = send.try_send(event(None, &document));
@@ -564,9 +567,10 @@ impl Step {
     }
 }
 
-/// Runs `work` (hub calls that wait on the store) on tokio's blocking
-/// threads: the inbox serves on one thread, and a store round trip there
-/// would hold every other request, whatever the pool's size.
+/// Runs `work` (hub calls that wait on the store: ask, answer, leave, wait,
+/// history) on tokio's blocking threads: the inbox serves on one thread, and
+/// a store round trip there would hold every other request, whatever the
+/// pool's size.
 async fn off_thread<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, AskError> + Send + 'static,
 ) -> Result<T, AskError> {
