@@ -337,6 +337,12 @@ pub struct InboxArgs {
     /// inbox.sqlite3 in the state folder.
     #[arg(long, value_name = "URL|FILE")]
     pub store: Option<String>,
+    /// Connections this replica opens to a PostgreSQL store (1 to 32): one question's
+    /// writes always go through the same one, in order; asks spread over them.
+    /// A SQLite store always has one.
+    #[arg(long, value_name = "N", default_value_t = ask_user::inbox::store::pool::DEFAULT_CONNECTIONS,
+          value_parser = parse_store_connections)]
+    pub store_connections: usize,
     /// Named tokens with roles, one `ROLE NAME TOKEN` a line (ROLE: person or asker):
     /// a person lists, answers, cancels and reads history (which records the name); an
     /// asker asks and waits for its own questions only. The file must be private (chmod 600).
@@ -655,6 +661,17 @@ pub fn parse_notify_limit(text: &str) -> Result<Duration, String> {
         ));
     }
     Ok(limit)
+}
+
+/// `inbox --store-connections`: 1 to [`MAX_CONNECTIONS`](ask_user::inbox::store::pool::MAX_CONNECTIONS).
+pub fn parse_store_connections(text: &str) -> Result<usize, String> {
+    let max = ask_user::inbox::store::pool::MAX_CONNECTIONS;
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "{text:?} is out of range: give 1 to {max} connections"
+        )),
+    }
 }
 
 /// `mcp --timeout`: as `ask --timeout` (0: no limit of its own), and a

@@ -279,6 +279,7 @@ fn inbox(args: InboxArgs) -> i32 {
                     }
                 }),
                 store: store_location(args.store),
+                store_connections: args.store_connections,
                 tokens: args.tokens,
             };
             match ask_user::inbox::serve(options) {

@@ -34,6 +34,9 @@ common::harness::main!(
     healthz_and_readyz_need_no_token_and_readyz_follows_the_store,
     person_and_asker_tokens_do_what_their_role_allows_and_nothing_else,
     a_token_kept_in_the_store_works_on_every_replica_at_once_until_removed,
+    concurrent_asks_and_answers_through_two_pooled_replicas_lose_nothing_and_keep_each_order,
+    store_connections_out_of_range_is_a_usage_error,
+    each_replica_opens_its_store_connections_and_one_to_listen,
 );
 
 fn replica(dir: &std::path::Path, url: &str, extra: &[&str]) -> Inbox {
@@ -1136,4 +1139,143 @@ fn metrics_count_the_replicas_on_the_store_and_time_its_calls() {
         samples(&metrics(), "mcp_inbox_replicas") == [(r#"store="postgres""#.to_string(), 1.0)]
     });
     a.stop();
+}
+
+/// Many asks and answers at once through two replicas, each on a pool of 4
+/// connections (issue 40): each asker thread asks on one replica and has it
+/// answered at once through the other, so that answers race the replicas'
+/// notices. Every question is stored once and decided once, its events are
+/// in order (asked, then decided, nothing between), and the replica it was
+/// asked on hands its asker the answer (no question left pending in memory).
+fn concurrent_asks_and_answers_through_two_pooled_replicas_lose_nothing_and_keep_each_order() {
+    const THREADS: usize = 8;
+    const EACH: usize = 15;
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let name = url.rsplit('/').next().unwrap().to_string();
+    let (dir_a, dir_b) = (state(), state());
+    let pool = ["--store-connections", "4"];
+    let replicas = [
+        replica(dir_a.path(), &url, &pool),
+        replica(dir_b.path(), &url, &pool),
+    ];
+    let asked: Vec<(String, usize)> = std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let replicas = &replicas;
+                scope.spawn(move || {
+                    let (on, through) = (t % 2, 1 - t % 2);
+                    let mut ids = Vec::new();
+                    for n in 0..EACH {
+                        let body = json!({"key": format!("k{t}-{n}"),
+                            "input": {"question": format!("Deploy {t}.{n}?"),
+                                      "options": ["Yes", "No"]}});
+                        let reply = replicas[on].request("POST", "/api/ask", &body.to_string());
+                        assert_eq!(reply.status, 201, "{}", reply.body);
+                        let id = serde_json::from_str::<Value>(&reply.body).unwrap()["inboxId"]
+                            .as_str()
+                            .unwrap()
+                            .to_string();
+                        let path = format!("/api/questions/{id}/reply");
+                        let reply =
+                            replicas[through].request("POST", &path, r#"{"replies":["1"]}"#);
+                        assert_eq!(reply.status, 200, "{id}: {}", reply.body);
+                        ids.push((id, on));
+                    }
+                    ids
+                })
+            })
+            .collect();
+        threads
+            .into_iter()
+            .flat_map(|thread| thread.join().unwrap())
+            .collect()
+    });
+    assert_eq!(asked.len(), THREADS * EACH);
+    // Each asker's replica has the answer for it.
+    for (id, on) in &asked {
+        let wait = replicas[*on].request("GET", &format!("/api/questions/{id}/wait"), "");
+        assert_eq!(wait.status, 200, "{id}: {}", wait.body);
+        assert!(
+            wait.body.contains(r#""answered":true"#) && wait.body.contains(r#""Yes""#),
+            "{id}: {}",
+            wait.body
+        );
+    }
+    for inbox in &replicas {
+        until(SOON, "nothing pending on either replica", || {
+            inbox.list().is_empty()
+        });
+    }
+    // In the store: every question once, answered once, and its log exactly
+    // "asked" then "decided".
+    let sql = |query: &str| server.psql(&name, query).unwrap();
+    assert_eq!(
+        sql("SELECT count(*) FROM questions WHERE outcome = 'answered'"),
+        (THREADS * EACH).to_string()
+    );
+    assert_eq!(
+        sql("SELECT count(*) FROM questions"),
+        (THREADS * EACH).to_string()
+    );
+    assert_eq!(
+        sql(
+            "SELECT count(*) FROM questions q WHERE (SELECT string_agg(kind, ',' ORDER BY seq) \
+             FROM events e WHERE e.question = q.id) IS DISTINCT FROM 'asked,decided'"
+        ),
+        "0"
+    );
+    assert_eq!(
+        sql(
+            "SELECT count(*) FROM questions q WHERE (SELECT max(at) FROM events e \
+             WHERE e.question = q.id AND kind = 'asked') > q.decided_at"
+        ),
+        "0"
+    );
+    let [a, b] = replicas;
+    a.stop();
+    b.stop();
+}
+
+fn store_connections_out_of_range_is_a_usage_error() {
+    let dir = state();
+    for n in ["0", "33", "four"] {
+        let out = command(dir.path(), &["inbox", "--store-connections", n])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{n}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "invalid value '{n}' for '--store-connections <N>': \"{n}\" is out of range: give 1 to 32 connections"
+            )),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
+/// `--store-connections N`: N connections to the database a replica, plus
+/// its listening one; the default is 4.
+fn each_replica_opens_its_store_connections_and_one_to_listen() {
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let name = url.rsplit('/').next().unwrap().to_string();
+    let others = || {
+        server
+            .psql(
+                &name,
+                "SELECT count(*) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            )
+            .unwrap()
+    };
+    let (dir_a, dir_b) = (state(), state());
+    let a = replica(dir_a.path(), &url, &["--store-connections", "3"]);
+    until(SOON, "A's 3 + 1 connections", || others() == "4");
+    let b = replica(dir_b.path(), &url, &[]);
+    until(SOON, "B's default 4 + 1 more", || others() == "9");
+    a.stop();
+    b.stop();
+    until(SOON, "none once both stopped", || others() == "0");
 }

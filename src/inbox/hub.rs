@@ -5,7 +5,7 @@
 //! Every change goes to the store first; only after it is on disk are
 //! waiters and pages told.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
@@ -22,7 +22,7 @@ pub use links::LinkTarget;
 use super::links::LinkKey;
 use super::metrics::{AskingFace, Metrics, StoreGauges};
 use super::store::{
-    self, Decided, Decision, Face, Millis, NewQuestion, Outcome, Source, Store, Stored,
+    self, Decided, Decision, Face, Millis, NewQuestion, Outcome, Source, Store, Stored, pool::Pool,
 };
 use crate::answer::{AnswerDocument, AnsweredBy, Unanswered, resolve_replies};
 use crate::error::{AskError, Detail};
@@ -230,7 +230,14 @@ impl Open {
 }
 
 pub struct Hub {
+    /// Memory only: never held across a store call, so that one replica's
+    /// calls overlap on the pool's connections. Lock order: a connection of
+    /// the pool first, then this.
     state: Mutex<State>,
+    /// The store's connections (`--store-connections`): all calls about one
+    /// question go through its own connection, held for the whole
+    /// operation ([`Pool::of`]), which keeps that question's writes in order.
+    pool: Pool,
     /// "sqlite" or "postgres".
     store_kind: &'static str,
     /// Whether the store answered its last contact (`/readyz`).
@@ -256,8 +263,44 @@ pub struct Hub {
 }
 
 struct State {
-    store: Box<dyn Store>,
     open: HashMap<String, Open>,
+    /// Asks between their store call and their entry in `open`.
+    asking: usize,
+    /// Questions decided or closed while `asking` was above zero: an ask
+    /// stores its question on any connection, before its id (so its own
+    /// connection) is known; if another replica, or a page here, decides it
+    /// before the ask puts it in memory, the ask must not list it as pending.
+    /// Emptied whenever no ask is in that gap.
+    closed_while_asking: HashSet<String>,
+}
+
+impl State {
+    /// Question `id` left (or never entered) `open` with an outcome.
+    fn closed(&mut self, id: &str) {
+        if self.asking > 0 {
+            self.closed_while_asking.insert(id.to_string());
+        }
+    }
+}
+
+/// Counts one ask in its gap ([`State::closed_while_asking`]) while it lives.
+struct Asking<'a>(&'a Hub);
+
+impl<'a> Asking<'a> {
+    fn start(hub: &'a Hub) -> Asking<'a> {
+        hub.state().asking += 1;
+        Asking(hub)
+    }
+}
+
+impl Drop for Asking<'_> {
+    fn drop(&mut self) {
+        let mut state = self.0.state();
+        state.asking -= 1;
+        if state.asking == 0 {
+            state.closed_while_asking.clear();
+        }
+    }
 }
 
 impl Hub {
@@ -269,8 +312,20 @@ impl Hub {
         grace: Duration,
         retention: Duration,
     ) -> Result<Hub, AskError> {
+        Hub::pooled(vec![store], grace, retention)
+    }
+
+    /// [`Hub::new`] on several connections to one store
+    /// ([`store::open_pool`]); at least one.
+    pub fn pooled(
+        stores: Vec<Box<dyn Store>>,
+        grace: Duration,
+        retention: Duration,
+    ) -> Result<Hub, AskError> {
         let metrics = Metrics::default();
-        let mut store = metrics.timed(store);
+        let pool = Pool::new(stores.into_iter().map(|s| metrics.timed(s)).collect());
+        let mut slot = pool.any();
+        let store = &mut **slot;
         let link_key = LinkKey::from_bytes(&store.link_key().map_err(store_error)?);
         let now = Instant::now();
         let mut open = HashMap::new();
@@ -279,11 +334,18 @@ impl Hub {
                 open.insert(stored.id, question);
             }
         }
+        let store_kind = store.kind();
+        drop(slot);
         Ok(Hub {
-            store_kind: store.kind(),
+            store_kind,
             store_reachable: AtomicBool::new(true),
             draining: watch::Sender::new(false),
-            state: Mutex::new(State { store, open }),
+            state: Mutex::new(State {
+                open,
+                asking: 0,
+                closed_while_asking: HashSet::new(),
+            }),
+            pool,
             changes: broadcast::Sender::new(CHANGES_BUFFER),
             grace,
             retention,
@@ -322,8 +384,9 @@ impl Hub {
     /// When a link to pending question `id` made now expires: its deadline,
     /// else the retention time from now; `None` when it is not pending.
     pub fn link_expiry(&self, question_id: &str) -> Option<u64> {
-        let mut state = self.state();
-        self.load(&mut state, question_id).ok()?;
+        self.load(&mut **self.pool.of(question_id), question_id)
+            .ok()?;
+        let state = self.state();
         let open = state.open.get(question_id)?;
         let end = open.expires_at.unwrap_or_else(|| self.retention_end());
         u64::try_from(end).ok()
@@ -349,9 +412,9 @@ impl Hub {
         let prompt = crate::prompt::parse_input_or_prompt(request.input.get().as_bytes())?;
         let document = crate::document_line(&PromptDocument::new(&prompt));
         let asked_at = store::now_ms();
-        let mut state = self.state();
-        let (id, created) = state
-            .store
+        let asking = Asking::start(self);
+        let mut store = self.pool.any();
+        let (id, created) = store
             .ask(&NewQuestion {
                 ask_key: request.key.clone(),
                 input: request.input.get().to_string(),
@@ -363,10 +426,10 @@ impl Hub {
             })
             .map_err(store_error)?;
         if !created && asker.is_some() {
-            let owner = match state.open.get(&id) {
-                Some(open) => open.asked_by.clone(),
-                None => state
-                    .store
+            let held = self.state().open.get(&id).map(|open| open.asked_by.clone());
+            let owner = match held {
+                Some(owner) => owner,
+                None => store
                     .get(&id)
                     .map_err(store_error)?
                     .and_then(|stored| stored.question.asked_by),
@@ -392,12 +455,35 @@ impl Hub {
                 absent_since: Some(Instant::now()),
                 asked_by: asker.map(str::to_string),
             };
-            let listed = self.listed(&id, &open)?;
-            state.open.insert(id.clone(), open);
+            drop(store);
             self.metrics.asked(request.face);
-            let _ = self.changes.send(Change::Asked(listed));
+            self.enter(&id, open)?;
         }
+        drop(asking);
         Ok(Asked { inbox_id: id })
+    }
+
+    /// Puts a question this replica has just stored into memory and lists
+    /// it, unless it was closed meanwhile (decided through another replica
+    /// or a page here before the ask got here: a wait finds its outcome in
+    /// the store), or is there already (heard of through the store's notice
+    /// first: only what the ask knows is added).
+    fn enter(&self, id: &str, open: Open) -> Result<(), AskError> {
+        let listed = self.listed(id, &open)?;
+        let mut state = self.state();
+        if state.closed_while_asking.contains(id) {
+            return Ok(());
+        }
+        if let Some(known) = state.open.get_mut(id) {
+            known.face = open.face;
+            if known.waiters == 0 {
+                known.absent_since = open.absent_since;
+            }
+            return Ok(());
+        }
+        state.open.insert(id.to_string(), open);
+        let _ = self.changes.send(Change::Asked(listed));
+        Ok(())
     }
 
     /// Every pending question, oldest first, as [`Listed`] JSON.
@@ -415,7 +501,7 @@ impl Hub {
     /// The decided questions, the most recently decided first (at most
     /// `limit`), as [`HistoryEntry`] JSON lines.
     pub fn history(&self, limit: Option<usize>) -> Result<Vec<String>, AskError> {
-        let stored = self.state().store.history(limit).map_err(store_error)?;
+        let stored = self.pool.any().history(limit).map_err(store_error)?;
         let mut lines = Vec::with_capacity(stored.len());
         for item in &stored {
             let Some(decision) = &item.decision else {
@@ -451,22 +537,21 @@ impl Hub {
     /// an unknown question to it).
     pub fn wait_as(self: &Arc<Self>, id: &str, asker: Option<&str>) -> Result<Wait, AskError> {
         self.check_serving()?;
+        let mut store = self.pool.of(id);
+        self.load(&mut **store, id)?;
+        self.check_asker(&mut **store, id, asker)?;
         let mut state = self.state();
-        self.load(&mut state, id)?;
-        self.check_asker(&mut state, id, asker)?;
         if let Some(open) = state.open.get_mut(id) {
             open.waiters += 1;
             let mut came_back = open.absent_since.take().is_some();
             let outcome = open.outcome.subscribe();
-            if open.gone.take().is_some() {
+            let resumed = open.gone.take().is_some();
+            drop(state);
+            if resumed {
                 // A resume: the question has its asker again.
                 came_back = true;
-                state
-                    .store
-                    .mark_back(id, store::now_ms())
-                    .map_err(store_error)?;
+                store.mark_back(id, store::now_ms()).map_err(store_error)?;
             }
-            drop(state);
             if came_back {
                 let _ = self.changes.send(Change::Presence {
                     id: id.to_string(),
@@ -479,7 +564,8 @@ impl Hub {
                 outcome,
             }));
         }
-        match decision(state.store.as_mut(), id)? {
+        drop(state);
+        match decision(&mut **store, id)? {
             Some(decision) if self.expired(&decision, store::now_ms()) => {
                 Err(self.expired_question(id))
             }
@@ -517,10 +603,12 @@ impl Hub {
         face: Face,
         person: Option<&str>,
     ) -> Result<Arc<str>, AskError> {
-        let mut state = self.state();
-        self.load(&mut state, id)?;
+        let mut store = self.pool.of(id);
+        self.load(&mut **store, id)?;
+        let state = self.state();
         let Some(open) = state.open.get(id) else {
-            return match decision(state.store.as_mut(), id)? {
+            drop(state);
+            return match decision(&mut **store, id)? {
                 Some(decision) => Err(already_decided(id, &decision)),
                 None => Err(unknown_question(id)),
             };
@@ -548,7 +636,8 @@ impl Hub {
                 AnswerDocument::unanswered(Unanswered::Cancelled),
             ),
         };
-        self.close(&mut state, id, outcome, face, document, person)
+        drop(state);
+        self.close(&mut **store, id, outcome, face, document, person)
     }
 
     /// The asker leaves (`why`) without an answer. Cancelled, the question
@@ -569,11 +658,11 @@ impl Hub {
         why: Leaving,
         asker: Option<&str>,
     ) -> Result<Arc<str>, AskError> {
-        let mut state = self.state();
-        self.load(&mut state, id)?;
-        self.check_asker(&mut state, id, asker)?;
-        if !state.open.contains_key(id) {
-            return match decision(state.store.as_mut(), id)? {
+        let mut store = self.pool.of(id);
+        self.load(&mut **store, id)?;
+        self.check_asker(&mut **store, id, asker)?;
+        if !self.state().open.contains_key(id) {
+            return match decision(&mut **store, id)? {
                 Some(decision) => Ok(decision.document.into()),
                 None => Err(unknown_question(id)),
             };
@@ -582,7 +671,7 @@ impl Hub {
             Leaving::Cancelled => {
                 let document = AnswerDocument::unanswered(Unanswered::Cancelled);
                 return self.close(
-                    &mut state,
+                    &mut **store,
                     id,
                     Outcome::Cancelled,
                     Face::Asker,
@@ -594,7 +683,7 @@ impl Hub {
             Leaving::Away => Unanswered::Cancelled,
             Leaving::Pending => Unanswered::Pending,
         };
-        self.mark_gone(&mut state, id, why.as_str(), store::now_ms())?;
+        self.mark_gone(&mut **store, id, why.as_str(), store::now_ms())?;
         let hint = resume_hint(id, Some(self.retention));
         let document = match how {
             Unanswered::Pending => AnswerDocument::pending(id, hint),
@@ -609,20 +698,20 @@ impl Hub {
 
     /// Marks a pending question "asker gone" (once; the first reason stays)
     /// and tells the pages.
+    /// `store`: question `id`'s connection, held by the caller.
     fn mark_gone(
         &self,
-        state: &mut State,
+        store: &mut dyn Store,
         id: &str,
         reason: &str,
         at: Millis,
     ) -> Result<(), AskError> {
-        let Some(open) = state.open.get_mut(id) else {
-            return Ok(());
-        };
-        if open.gone.is_some() {
-            return Ok(());
+        match self.state().open.get(id) {
+            Some(open) if open.gone.is_none() => {}
+            _ => return Ok(()),
         }
-        state.store.mark_gone(id, reason, at).map_err(store_error)?;
+        store.mark_gone(id, reason, at).map_err(store_error)?;
+        let mut state = self.state();
         if let Some(open) = state.open.get_mut(id) {
             open.gone = Some((at, reason.to_string()));
             self.metrics.asker_gone(open.face, reason);
@@ -641,7 +730,7 @@ impl Hub {
     /// `asker_gone`. `now` and `wall` are the same moment on the monotonic
     /// and the wall clock. Returns the ids it ended.
     pub fn sweep(&self, now: Instant, wall: Millis) -> Vec<String> {
-        let mut state = self.state();
+        let state = self.state();
         let absent: Vec<String> = state
             .open
             .iter()
@@ -653,9 +742,11 @@ impl Hub {
             })
             .map(|(id, _)| id.clone())
             .collect();
+        drop(state);
         for id in absent {
-            let _ = self.mark_gone(&mut state, &id, "disconnected", wall);
+            let _ = self.mark_gone(&mut **self.pool.of(&id), &id, "disconnected", wall);
         }
+        let state = self.state();
         let retention = millis(self.retention);
         let expired: Vec<(String, Outcome)> = state
             .open
@@ -672,6 +763,7 @@ impl Hub {
                 })
             })
             .collect();
+        drop(state);
         expired
             .into_iter()
             .filter(|(id, outcome)| {
@@ -682,17 +774,19 @@ impl Hub {
                     document.reason = Some("asker gone".into());
                     document
                 };
-                self.close(&mut state, id, *outcome, Face::Inbox, document, None)
+                let mut store = self.pool.of(id);
+                self.close(&mut **store, id, *outcome, Face::Inbox, document, None)
                     .is_ok()
             })
             .map(|(id, _)| id)
             .collect()
     }
 
-    /// Writes the outcome (first writer wins), then tells the waiters and pages.
+    /// Writes the outcome (first writer wins), then tells the waiters and
+    /// pages. `store`: question `id`'s connection, held by the caller.
     fn close(
         &self,
-        state: &mut State,
+        store: &mut dyn Store,
         id: &str,
         outcome: Outcome,
         face: Face,
@@ -713,9 +807,12 @@ impl Hub {
             at: store::now_ms(),
             by: by.map(str::to_string),
         };
-        match state.store.decide(id, &decision).map_err(store_error)? {
-            Decided::Now => {}
+        let decided = store.decide(id, &decision).map_err(store_error)?;
+        let mut state = self.state();
+        match decided {
+            Decided::Now => state.closed(id),
             Decided::Already(earlier) => {
+                state.closed(id);
                 // Another replica's outcome came first: its waiters here get it.
                 if let Some(open) = state.open.remove(id) {
                     open.outcome
@@ -747,9 +844,9 @@ impl Hub {
     /// it (PostgreSQL's NOTIFY): asked there, it is listed here; decided
     /// there, its waiters here get the outcome; its "asker gone" mark follows.
     pub fn refresh(&self, id: &str) -> Result<(), AskError> {
-        let mut state = self.state();
-        if let Some(stored) = state.store.get(id).map_err(store_error)? {
-            self.reconcile(&mut state, stored);
+        let mut store = self.pool.of(id);
+        if let Some(stored) = store.get(id).map_err(store_error)? {
+            self.reconcile(&mut self.state(), stored);
         }
         Ok(())
     }
@@ -757,17 +854,21 @@ impl Hub {
     /// Brings every question up to the store: after the replica may have
     /// missed changes (its listening connection was lost).
     pub fn resync(&self) -> Result<(), AskError> {
-        let mut state = self.state();
-        let pending = state.store.pending().map_err(store_error)?;
-        let mut closed: Vec<String> = state.open.keys().cloned().collect();
+        // Every connection held: no question changes while memory catches up.
+        let mut all = self.pool.all();
+        let store = &mut **all[0];
+        let pending = store.pending().map_err(store_error)?;
+        let mut closed: Vec<String> = self.state().open.keys().cloned().collect();
         closed.retain(|id| !pending.iter().any(|stored| stored.id == *id));
-        for stored in pending {
-            self.reconcile(&mut state, stored);
-        }
+        let mut decided = Vec::with_capacity(closed.len());
         for id in closed {
-            if let Some(stored) = state.store.get(&id).map_err(store_error)? {
-                self.reconcile(&mut state, stored);
+            if let Some(stored) = store.get(&id).map_err(store_error)? {
+                decided.push(stored);
             }
+        }
+        let mut state = self.state();
+        for stored in pending.into_iter().chain(decided) {
+            self.reconcile(&mut state, stored);
         }
         Ok(())
     }
@@ -776,17 +877,17 @@ impl Hub {
     /// or decided) is unknown to it, so that it learns nothing of it.
     fn check_asker(
         &self,
-        state: &mut State,
+        store: &mut dyn Store,
         id: &str,
         asker: Option<&str>,
     ) -> Result<(), AskError> {
         let Some(asker) = asker else {
             return Ok(());
         };
-        let owner = match state.open.get(id) {
-            Some(open) => open.asked_by.clone(),
-            None => state
-                .store
+        let held = self.state().open.get(id).map(|open| open.asked_by.clone());
+        let owner = match held {
+            Some(owner) => owner,
+            None => store
                 .get(id)
                 .map_err(store_error)?
                 .and_then(|stored| stored.question.asked_by),
@@ -800,12 +901,13 @@ impl Hub {
 
     /// A question this replica does not hold, from the store when it is
     /// pending there (asked on another replica, and its notice not here yet).
-    fn load(&self, state: &mut State, id: &str) -> Result<(), AskError> {
-        if state.open.contains_key(id) || !store::is_id(id) {
+    /// `store`: question `id`'s connection, held by the caller.
+    fn load(&self, store: &mut dyn Store, id: &str) -> Result<(), AskError> {
+        if self.state().open.contains_key(id) || !store::is_id(id) {
             return Ok(());
         }
-        if let Some(stored) = state.store.get(id).map_err(store_error)? {
-            self.reconcile(state, stored);
+        if let Some(stored) = store.get(id).map_err(store_error)? {
+            self.reconcile(&mut self.state(), stored);
         }
         Ok(())
     }
@@ -815,6 +917,7 @@ impl Hub {
         let id = stored.id.clone();
         match (stored.decision, state.open.get_mut(&id)) {
             (Some(decision), Some(_)) => {
+                state.closed(&id);
                 if let Some(open) = state.open.remove(&id) {
                     open.outcome
                         .send_replace(Some(Arc::from(decision.document.as_str())));
@@ -825,7 +928,7 @@ impl Hub {
                     face: decision.face,
                 });
             }
-            (Some(_), None) => {}
+            (Some(_), None) => state.closed(&id),
             (None, Some(open)) => {
                 if open.gone != stored.gone {
                     let present = stored.gone.is_none();
@@ -893,7 +996,7 @@ impl Hub {
     pub fn render_metrics(&self) -> String {
         let reachable = self.store_reachable();
         let replicas = if reachable {
-            self.state().store.replicas().ok()
+            self.pool.any().replicas().ok()
         } else {
             None
         };
@@ -911,11 +1014,11 @@ impl Hub {
         &self,
         f: impl FnOnce(&mut dyn store::Store) -> Result<T, store::Error>,
     ) -> Result<T, AskError> {
-        f(&mut *self.state().store).map_err(store_error)
+        f(&mut **self.pool.any()).map_err(store_error)
     }
 
     pub fn stored_tokens(&self) -> Result<Vec<store::StoredToken>, AskError> {
-        self.state().store.tokens().map_err(store_error)
+        self.pool.any().tokens().map_err(store_error)
     }
 
     /// Starts the drain (SIGTERM): from now on an ask or a wait gets
@@ -1292,6 +1395,89 @@ mod tests {
     }
 
     #[test]
+    fn an_ask_decided_elsewhere_before_it_is_in_memory_is_not_left_pending() {
+        let (dir, hub) = hub(Duration::from_secs(60));
+        let mut other = SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap();
+        let decided = Decision {
+            outcome: Outcome::Answered,
+            face: Face::Page,
+            document: r#"{"n":1}"#.into(),
+            at: store::now_ms(),
+            by: None,
+        };
+        // An ask here has stored its question (on a connection of the pool)
+        // and not yet put it in memory; meanwhile another replica decides
+        // it, and this one hears the notice.
+        let asking = Asking::start(&hub);
+        let id = ask_elsewhere(&mut other, "gap");
+        let stored = other.get(&id).unwrap().unwrap();
+        assert_eq!(other.decide(&id, &decided).unwrap(), Decided::Now);
+        hub.refresh(&id).unwrap();
+        let open = Open::from_stored(&stored, Some(Instant::now())).unwrap();
+        hub.enter(&id, open).unwrap();
+        drop(asking);
+        assert!(hub.list().is_empty(), "not listed as pending");
+        let Wait::Done(document) = hub.wait(&id).unwrap() else {
+            panic!("its outcome, not a wait");
+        };
+        assert_eq!(&*document, r#"{"n":1}"#);
+        // Out of that gap nothing is remembered: a later one is listed.
+        assert!(hub.state().closed_while_asking.is_empty());
+        let later = ask_elsewhere(&mut other, "later");
+        let stored = other.get(&later).unwrap().unwrap();
+        let open = Open::from_stored(&stored, Some(Instant::now())).unwrap();
+        hub.enter(&later, open).unwrap();
+        assert_eq!(hub.list().len(), 1);
+    }
+
+    #[test]
+    fn calls_on_a_pool_of_connections_keep_each_questions_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("inbox.sqlite3");
+        let stores = (0..4)
+            .map(|_| Box::new(SqliteStore::open(&path).unwrap()) as Box<dyn Store>)
+            .collect();
+        let hub = Arc::new(Hub::pooled(stores, Duration::from_secs(60), DAY).unwrap());
+        let ids: Vec<String> = std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..8)
+                .map(|t| {
+                    let hub = &hub;
+                    scope.spawn(move || {
+                        (0..10)
+                            .map(|n| {
+                                let asked = hub.ask(&request(&format!("k{t}-{n}"), SELECT));
+                                let id = asked.unwrap().inbox_id;
+                                hub.leave(&id, Leaving::Pending).unwrap();
+                                let reply = Action::Replies(vec!["1".into()], Vec::new());
+                                hub.decide(&id, reply, Face::Cli).unwrap();
+                                id
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            threads
+                .into_iter()
+                .flat_map(|thread| thread.join().unwrap())
+                .collect()
+        });
+        assert_eq!(ids.len(), 80);
+        assert!(hub.list().is_empty());
+        assert_eq!(hub.history(None).unwrap().len(), 80);
+        for id in &ids {
+            let kinds: Vec<String> = hub
+                .pool
+                .any()
+                .events(id)
+                .unwrap()
+                .into_iter()
+                .map(|event| event.kind.to_string())
+                .collect();
+            assert_eq!(kinds, ["asked", "asker_left", "decided"], "{id}");
+        }
+    }
+
+    #[test]
     fn a_store_failure_says_where_to_look() {
         let lost = store_error(store::Error::Postgres("connection refused".into()));
         assert_eq!(lost.code(), "STORE_ERROR");
@@ -1643,8 +1829,8 @@ mod tests {
         assert_eq!(value(&resumed)["answers"][0]["values"][0], "Staging");
         // An outcome older than the retention time has expired.
         let decided = hub
-            .state()
-            .store
+            .pool
+            .of(&id)
             .get(&id)
             .unwrap()
             .unwrap()
@@ -1712,8 +1898,8 @@ mod tests {
         assert_eq!(entry["outcome"], "timed_out");
         assert_eq!(entry["answer"]["timedOut"], true);
         let kinds: Vec<String> = hub
-            .state()
-            .store
+            .pool
+            .of(&id)
             .events(&id)
             .unwrap()
             .into_iter()

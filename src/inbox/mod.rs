@@ -77,6 +77,8 @@ pub struct ServeOptions {
     /// `--store` / `ASK_USER_STORE`: where questions are kept (`None`: the
     /// state folder's `inbox.sqlite3`).
     pub store: Option<Location>,
+    /// `--store-connections`: the pool's size for PostgreSQL ([`store::pool`]).
+    pub store_connections: usize,
     /// `--tokens`: named person and asker tokens ([`tokens`]).
     pub tokens: Option<std::path::PathBuf>,
 }
@@ -141,8 +143,9 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
         .store
         .clone()
         .unwrap_or_else(|| Location::Sqlite(folder.store_path()));
-    let store = store::open(&location).map_err(|e| cannot_open(&location, &e))?;
-    let hub = Arc::new(Hub::new(store, options.asker_grace, options.retention)?);
+    let stores = store::open_pool(&location, options.store_connections)
+        .map_err(|e| cannot_open(&location, &e))?;
+    let hub = Arc::new(Hub::pooled(stores, options.asker_grace, options.retention)?);
     let digests = crate::server::guard::Digests::default();
     tokens::reload(&hub, &digests).map_err(|e| {
         AskError::StoreError(Detail::new(format!(
@@ -227,6 +230,11 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        // Asks and answers wait for the store on blocking threads (the
+        // routes' `off_thread`); more of them than the pool has connections
+        // only queue, so a burst of calls is held to 64 threads, not the
+        // 512 that tokio (and the server's connection cap) would allow.
+        .max_blocking_threads(64)
         .build()
         .map_err(|e| web_error(format!("the inbox cannot start ({e})")))?;
     let pairing = pair::Pairing {

@@ -134,9 +134,17 @@ impl App for Inbox {
             (Method::GET, "/") => page(),
             (Method::GET, "/api/events") => self.page_events(),
             (Method::GET, "/api/questions") => self.list(),
-            (Method::GET, "/api/history") => self.history(request.query("limit")),
+            (Method::GET, "/api/history") => self.history(request.query("limit")).await,
             (Method::POST, "/api/ask") => match request.body().await {
-                Ok(body) => self.post_as(&path, &body, &holder),
+                Ok(body) => match self.parse::<AskRequest>(&body) {
+                    Ok(ask) => {
+                        let hub = Arc::clone(&self.hub);
+                        let asker = asker_name(&holder).map(str::to_string);
+                        let asked = off_thread(move || hub.ask_as(&ask, asker.as_deref())).await;
+                        self.asked_reply(asked)
+                    }
+                    Err(reply) => *reply,
+                },
                 Err(reply) => reply,
             },
             (Method::GET, "/api/away") => self.away(None),
@@ -389,7 +397,7 @@ impl Inbox {
         Reply::json(200, &items)
     }
 
-    fn history(&self, limit: Option<&str>) -> Reply {
+    async fn history(&self, limit: Option<&str>) -> Reply {
         let limit = match limit.map(str::parse::<usize>) {
             None => None,
             Some(Ok(limit)) => Some(limit),
@@ -400,7 +408,8 @@ impl Inbox {
                 )));
             }
         };
-        match self.hub.history(limit) {
+        let hub = Arc::clone(&self.hub);
+        match off_thread(move || hub.history(limit)).await {
             Ok(lines) => {
                 let items: Vec<&RawValue> = lines
                     .iter()
@@ -424,16 +433,26 @@ impl Inbox {
     fn post_as(&self, path: &str, body: &[u8], holder: &Holder) -> Reply {
         if path == "/api/ask" {
             return match self.parse::<AskRequest>(body) {
-                Ok(ask) => match self.hub.ask_as(&ask, asker_name(holder)) {
-                    Ok(asked) => Reply::json(201, &asked),
-                    Err(err) => self.error_reply(&err),
-                },
+                Ok(ask) => self.asked_reply(self.hub.ask_as(&ask, asker_name(holder))),
                 Err(reply) => *reply,
             };
         }
         match question_route(path) {
-            Some((id, verb)) => self.posted(id, verb, body, holder),
+            Some((id, verb)) => match self.posted_step(verb, body) {
+                Ok(step) => {
+                    let done = step.run(&self.hub, id, holder);
+                    self.posted_reply(done)
+                }
+                Err(reply) => *reply,
+            },
             None => Reply::text(404, "not found"),
+        }
+    }
+
+    fn asked_reply(&self, asked: Result<super::hub::Asked, AskError>) -> Reply {
+        match asked {
+            Ok(asked) => Reply::json(201, &asked),
+            Err(err) => self.error_reply(&err),
         }
     }
 
@@ -446,7 +465,9 @@ impl Inbox {
         holder: &Holder,
     ) -> Reply {
         if method == Method::GET && verb == "wait" {
-            return match self.hub.wait_as(id, asker_name(holder)) {
+            let hub = Arc::clone(&self.hub);
+            let (id, asker) = (id.to_string(), asker_name(holder).map(str::to_string));
+            return match off_thread(move || hub.wait_as(&id, asker.as_deref())).await {
                 Ok(Wait::Done(document)) => {
                     let (send, receive) = mpsc::channel(1);
                     let _ = send.try_send(event(None, &document));
@@ -467,20 +488,28 @@ impl Inbox {
         if !POSTED.contains(&verb) {
             return Reply::text(404, "not found");
         }
-        match request.body().await {
-            Ok(body) => self.posted(id, verb, &body, holder),
-            Err(reply) => reply,
+        let body = match request.body().await {
+            Ok(body) => body,
+            Err(reply) => return reply,
+        };
+        match self.posted_step(verb, &body) {
+            Ok(step) => {
+                // The store's round trips run off the server's one thread,
+                // so that other requests (and the pool's other connections)
+                // go on meanwhile.
+                let hub = Arc::clone(&self.hub);
+                let (id, holder) = (id.to_string(), holder.clone());
+                let done = off_thread(move || step.run(&hub, &id, &holder)).await;
+                self.posted_reply(done)
+            }
+            Err(reply) => *reply,
         }
     }
 
     /// A POST to `/api/questions/ID/VERB` (one of [`POSTED`]) with its body.
-    fn posted(&self, id: &str, verb: &str, body: &[u8], holder: &Holder) -> Reply {
-        let person = match holder {
-            Holder::Person(name) => Some(name.as_str()),
-            _ => None,
-        };
-        let decide = |action: Action, face: Face| self.hub.decide_as(id, action, face, person);
-        let decided = match verb {
+    fn posted_step(&self, verb: &str, body: &[u8]) -> Result<Step, Box<Reply>> {
+        let decide = |action: Action, face: Face| Step::Decide(action, face);
+        match verb {
             "answer" => self
                 .parse::<Submission>(body)
                 .map(|submission| decide(Action::Submit(submission), Face::Page)),
@@ -500,19 +529,59 @@ impl Inbox {
                 .map(|Nothing {}| decide(Action::Cancel, Face::Cli)),
             "leave" => self
                 .parse::<Leave>(body)
-                .map(|Leave { reason }| self.hub.leave_as(id, reason, asker_name(holder))),
-            _ => return Reply::text(404, "not found"),
-        };
-        match decided {
-            Ok(Ok(document)) => match serde_json::from_str::<&RawValue>(&document) {
-                Ok(raw) => Reply::json(200, &raw),
-                Err(e) => self.error_reply(&AskError::InternalError(Detail::new(e.to_string()))),
-            },
-            Ok(Err(err)) => self.error_reply(&err),
-            Err(reply) => *reply,
+                .map(|Leave { reason }| Step::Leave(reason)),
+            _ => Err(Box::new(Reply::text(404, "not found"))),
         }
     }
 
+    /// What a POST to a question got, as its reply.
+    fn posted_reply(&self, done: Result<Arc<str>, AskError>) -> Reply {
+        match done {
+            Ok(document) => match serde_json::from_str::<&RawValue>(&document) {
+                Ok(raw) => Reply::json(200, &raw),
+                Err(e) => self.error_reply(&AskError::InternalError(Detail::new(e.to_string()))),
+            },
+            Err(err) => self.error_reply(&err),
+        }
+    }
+}
+
+/// A POST to `/api/questions/ID/VERB`, parsed: what the hub is to do.
+enum Step {
+    Decide(Action, Face),
+    Leave(Leaving),
+}
+
+impl Step {
+    fn run(self, hub: &Hub, id: &str, holder: &Holder) -> Result<Arc<str>, AskError> {
+        match self {
+            Step::Decide(action, face) => {
+                let person = match holder {
+                    Holder::Person(name) => Some(name.as_str()),
+                    _ => None,
+                };
+                hub.decide_as(id, action, face, person)
+            }
+            Step::Leave(reason) => hub.leave_as(id, reason, asker_name(holder)),
+        }
+    }
+}
+
+/// Runs `work` (hub calls that wait on the store: ask, answer, leave, wait,
+/// history) on tokio's blocking threads: the inbox serves on one thread, and
+/// a store round trip there would hold every other request, whatever the
+/// pool's size.
+async fn off_thread<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, AskError> + Send + 'static,
+) -> Result<T, AskError> {
+    tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| {
+        Err(AskError::InternalError(Detail::new(format!(
+            "an inbox call failed ({e})"
+        ))))
+    })
+}
+
+impl Inbox {
     /// The page's stream: the pending questions, then every change.
     fn page_events(&self) -> Reply {
         let (snapshot, changes) = self.hub.subscribe();

@@ -30,8 +30,9 @@ impl Hub {
     /// replica that has not heard of it yet), never from the capability
     /// alone: a closed question's link opens nothing.
     pub fn link_target(&self, id: &str) -> Result<LinkTarget, AskError> {
-        let mut state = self.state();
-        self.load(&mut state, id)?;
+        let mut store = self.pool.of(id);
+        self.load(&mut **store, id)?;
+        let state = self.state();
         if let Some(open) = state.open.get(id) {
             let questions = &open.prompt.questions;
             let single_choice = match questions.as_slice() {
@@ -46,13 +47,9 @@ impl Hub {
                 single_choice,
             });
         }
+        drop(state);
         Ok(
-            match state
-                .store
-                .get(id)
-                .map_err(store_error)?
-                .map(|s| s.decision)
-            {
+            match store.get(id).map_err(store_error)?.map(|s| s.decision) {
                 Some(Some(decision)) => LinkTarget::Closed(decision.outcome),
                 // Pending in the store yet not loaded: an input that no
                 // longer parses; nothing a link can show.

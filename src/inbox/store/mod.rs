@@ -16,6 +16,7 @@
 //! Each store carries its schema's version and migrates forward on open; a
 //! store written by a newer ask_user is refused ([`Error::NewerSchema`]).
 
+pub mod pool;
 pub mod postgres;
 pub mod sqlite;
 pub mod tls;
@@ -93,6 +94,17 @@ impl Location {
 /// Opens the store at `location`, creating and migrating its schema.
 pub fn open(location: &Location) -> Result<Box<dyn Store>> {
     open_at(location, SCHEMA_VERSION)
+}
+
+/// The connections of one replica's pool ([`pool::Pool`]): `connections`
+/// of them for PostgreSQL (each opened as [`open`] does), one for SQLite
+/// whatever is asked.
+pub fn open_pool(location: &Location, connections: usize) -> Result<Vec<Box<dyn Store>>> {
+    let count = match location {
+        Location::Sqlite(_) => 1,
+        Location::Postgres(_) => connections.max(1),
+    };
+    (0..count).map(|_| open(location)).collect()
 }
 
 /// [`open`], migrating no further than `version`: for tests of migrations
