@@ -15,6 +15,7 @@ use serde_json::value::RawValue;
 use tokio::sync::{broadcast, watch};
 
 mod links;
+pub mod votes;
 
 pub use links::LinkTarget;
 
@@ -520,6 +521,7 @@ impl Hub {
                 None => Err(unknown_question(id)),
             };
         };
+        let quorum = votes::Quorum::of(&open.prompt);
         let (outcome, document) = match action {
             Action::Submit(submission) => (
                 Outcome::Answered,
@@ -543,6 +545,9 @@ impl Hub {
                 AnswerDocument::unanswered(Unanswered::Cancelled),
             ),
         };
+        if let Some(quorum) = quorum {
+            return self.vote(&mut state, id, quorum, (outcome, document), face, person);
+        }
         self.close(&mut state, id, outcome, face, document, person)
     }
 
@@ -694,42 +699,55 @@ impl Hub {
         document: AnswerDocument,
         by: Option<&str>,
     ) -> Result<Arc<str>, AskError> {
-        let line: Arc<str> = crate::document_line(&document.with_inbox_id(id)).into();
         let decision = Decision {
             outcome,
             face,
-            document: line.to_string(),
+            document: crate::document_line(&document.with_inbox_id(id)),
             at: store::now_ms(),
             by: by.map(str::to_string),
         };
         match state.store.decide(id, &decision).map_err(store_error)? {
-            Decided::Now => {}
+            Decided::Now => Ok(self.closed(state, id, &decision)),
             Decided::Already(earlier) => {
-                // Another replica's outcome came first: its waiters here get it.
-                if let Some(open) = state.open.remove(id) {
-                    open.outcome
-                        .send_replace(Some(Arc::from(earlier.document.as_str())));
-                    let _ = self.changes.send(Change::Closed {
-                        id: id.to_string(),
-                        outcome: earlier.outcome,
-                        face: earlier.face,
-                    });
-                }
-                return Err(already_decided(id, &earlier));
+                self.closed_elsewhere(state, id, &earlier);
+                Err(already_decided(id, &earlier))
             }
-            Decided::Unknown => return Err(unknown_question(id)),
+            Decided::Unknown => Err(unknown_question(id)),
         }
+    }
+
+    /// After `decision` was written here: tells the waiters and pages, and
+    /// returns its document.
+    fn closed(&self, state: &mut State, id: &str, decision: &Decision) -> Arc<str> {
+        let line: Arc<str> = Arc::from(decision.document.as_str());
         if let Some(open) = state.open.remove(id) {
             open.outcome.send_replace(Some(Arc::clone(&line)));
-            self.metrics
-                .closed(open.face, outcome, face, decision.at - open.asked_at);
+            self.metrics.closed(
+                open.face,
+                decision.outcome,
+                decision.face,
+                decision.at - open.asked_at,
+            );
         }
         let _ = self.changes.send(Change::Closed {
             id: id.to_string(),
-            outcome,
-            face,
+            outcome: decision.outcome,
+            face: decision.face,
         });
-        Ok(line)
+        line
+    }
+
+    /// Another replica's outcome came first: its waiters here get it.
+    fn closed_elsewhere(&self, state: &mut State, id: &str, earlier: &Decision) {
+        if let Some(open) = state.open.remove(id) {
+            open.outcome
+                .send_replace(Some(Arc::from(earlier.document.as_str())));
+            let _ = self.changes.send(Change::Closed {
+                id: id.to_string(),
+                outcome: earlier.outcome,
+                face: earlier.face,
+            });
+        }
     }
 
     /// Brings question `id` up to the store after another replica changed
