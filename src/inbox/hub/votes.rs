@@ -42,6 +42,29 @@ pub struct VoteRecorded {
     pub voters: Vec<String>,
 }
 
+impl VoteRecorded {
+    /// The line `inbox answer` writes on stderr beside it.
+    pub fn summary(&self) -> String {
+        format!(
+            "vote recorded, {} of {} approvals (voted: {}); question {} stays open until {} agree",
+            self.approvals,
+            self.needed,
+            self.voters.join(", "),
+            self.inbox_id,
+            self.needed
+        )
+    }
+}
+
+/// What answering through the inbox returns: the answer document, or,
+/// for a question that needs approvals and is still open, the vote's receipt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Replied {
+    Document(AnswerDocument),
+    Vote(VoteRecorded),
+}
+
 /// A question's quorum, resolved against its prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Quorum {
