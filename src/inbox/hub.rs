@@ -81,6 +81,9 @@ pub struct Listed<'a> {
     pub asker_gone: Option<Gone>,
     /// The question's prompt document, as `ask_user prompt` prints it.
     pub document: &'a RawValue,
+    /// For a question that needs approvals: how many agree so far, and who voted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approvals: Option<&'a votes::Ballot>,
 }
 
 /// The "asker gone" mark of a pending question.
@@ -202,6 +205,8 @@ struct Open {
     absent_since: Option<Instant>,
     /// The asker token's name that asked it (`None`: the inbox's own token).
     asked_by: Option<String>,
+    /// Its votes so far, when it needs approvals.
+    ballot: Option<votes::Ballot>,
 }
 
 impl Open {
@@ -225,6 +230,7 @@ impl Open {
             waiters: 0,
             absent_since,
             asked_by: question.asked_by.clone(),
+            ballot: None,
         })
     }
 }
@@ -272,7 +278,9 @@ impl Hub {
         let now = Instant::now();
         let mut open = HashMap::new();
         for stored in store.pending().map_err(store_error)? {
-            if let Some(question) = Open::from_stored(&stored, Some(now)) {
+            if let Some(mut question) = Open::from_stored(&stored, Some(now)) {
+                question.ballot =
+                    votes::stored_ballot(store.as_mut(), &stored.id, &question.prompt)?;
                 open.insert(stored.id, question);
             }
         }
@@ -375,6 +383,15 @@ impl Hub {
             }
         }
         if created {
+            let ballot = prompt
+                .routing
+                .approvals
+                .as_ref()
+                .map(|approvals| votes::Ballot {
+                    needed: approvals.count,
+                    approvals: 0,
+                    voters: Vec::new(),
+                });
             let open = Open {
                 prompt,
                 asked_at,
@@ -387,6 +404,7 @@ impl Hub {
                 waiters: 0,
                 absent_since: Some(Instant::now()),
                 asked_by: asker.map(str::to_string),
+                ballot,
             };
             let listed = self.listed(&id, &open)?;
             state.open.insert(id.clone(), open);
@@ -834,6 +852,18 @@ impl Hub {
             }
             (Some(_), None) => {}
             (None, Some(open)) => {
+                // A vote through another replica: the card's count follows.
+                if open.ballot.is_some() {
+                    let ballot = votes::stored_ballot(state.store.as_mut(), &id, &open.prompt);
+                    if let Ok(ballot) = ballot
+                        && ballot != open.ballot
+                    {
+                        open.ballot = ballot;
+                        if let Ok(listed) = self.listed(&id, open) {
+                            let _ = self.changes.send(Change::Asked(listed));
+                        }
+                    }
+                }
                 if open.gone != stored.gone {
                     let present = stored.gone.is_none();
                     open.gone = stored.gone;
@@ -845,9 +875,11 @@ impl Hub {
                     decision: None,
                     ..stored
                 };
-                let Some(open) = Open::from_stored(&pending, None) else {
+                let Some(mut open) = Open::from_stored(&pending, None) else {
                     return;
                 };
+                open.ballot =
+                    votes::stored_ballot(state.store.as_mut(), &id, &open.prompt).unwrap_or(None);
                 if let Ok(listed) = self.listed(&id, &open) {
                     state.open.insert(id, open);
                     let _ = self.changes.send(Change::Asked(listed));
@@ -1023,6 +1055,7 @@ impl Hub {
                 kept_until: rfc3339(since.saturating_add(millis(self.retention))),
             }),
             document,
+            approvals: open.ballot.as_ref(),
         };
         Ok(crate::document_line(&listed).into())
     }

@@ -25,6 +25,20 @@ use crate::error::{AskError, Detail};
 use crate::inbox::store::{self, Decision, Face, NewVote, Outcome, Voted};
 use crate::model::{Approvals, Prompt, find_choice};
 
+/// The ballot of a pending question as the store has it (`None` for a
+/// question that needs no approvals).
+pub(super) fn stored_ballot(
+    store: &mut dyn store::Store,
+    id: &str,
+    prompt: &Prompt,
+) -> Result<Option<Ballot>, AskError> {
+    let Some(approvals) = &prompt.routing.approvals else {
+        return Ok(None);
+    };
+    let votes = store.votes(id).map_err(store_error)?;
+    Ok(Some(Ballot::of(approvals.count, &votes)))
+}
+
 /// What a vote that did not decide its question returns (the page and
 /// `inbox answer` get it instead of an answer document).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -53,6 +67,27 @@ impl VoteRecorded {
             self.inbox_id,
             self.needed
         )
+    }
+}
+
+/// How far a pending question that needs approvals is, as `inbox list` and
+/// the page show it ("1 of 2 approvals · voted: ada").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ballot {
+    pub needed: u32,
+    /// The most votes that agree on one answer so far.
+    pub approvals: u32,
+    /// Who voted so far, in the order they voted.
+    pub voters: Vec<String>,
+}
+
+impl Ballot {
+    pub fn of(needed: u32, votes: &[NewVote]) -> Ballot {
+        Ballot {
+            needed,
+            approvals: most_agreeing(votes),
+            voters: votes.iter().map(|vote| vote.voter.clone()).collect(),
+        }
     }
 }
 
@@ -257,14 +292,24 @@ impl Hub {
         let tallied: store::Tally =
             Arc::new(move |votes| tally(&rule, &owner, votes, store::now_ms()));
         match state.store.vote(id, &vote, tallied).map_err(store_error)? {
-            Voted::Counted(votes) => Ok(crate::document_line(&VoteRecorded {
-                inbox_id: id.to_string(),
-                vote: "recorded".into(),
-                approvals: most_agreeing(&votes),
-                needed: quorum.count,
-                voters: votes.into_iter().map(|vote| vote.voter).collect(),
-            })
-            .into()),
+            Voted::Counted(votes) => {
+                let ballot = Ballot::of(quorum.count, &votes);
+                // The pages show the count on the card.
+                if let Some(open) = state.open.get_mut(id) {
+                    open.ballot = Some(ballot.clone());
+                    if let Ok(listed) = self.listed(id, open) {
+                        let _ = self.changes.send(super::Change::Asked(listed));
+                    }
+                }
+                Ok(crate::document_line(&VoteRecorded {
+                    inbox_id: id.to_string(),
+                    vote: "recorded".into(),
+                    approvals: ballot.approvals,
+                    needed: ballot.needed,
+                    voters: ballot.voters,
+                })
+                .into())
+            }
             Voted::Decided(decision) => Ok(self.closed(state, id, &decision)),
             Voted::Already(earlier) => {
                 self.closed_elsewhere(state, id, &earlier);
@@ -432,6 +477,11 @@ mod tests {
             assert_eq!(first["approvals"], 1);
             assert_eq!(first["needed"], 2);
             assert_eq!(first["voters"], serde_json::json!(["ada"]));
+            let listed = json(&hub.list()[0]);
+            assert_eq!(
+                listed["approvals"],
+                serde_json::json!({"needed": 2, "approvals": 1, "voters": ["ada"]})
+            );
             // The same person again replaces their vote: still one of two.
             let again = json(&reply(&hub, &id, "yes", Some("ada")).unwrap());
             assert_eq!(again["approvals"], 1);
@@ -518,6 +568,15 @@ mod tests {
             reply(&one, &id, "Yes", Some("ada")).unwrap();
             let second = json(&reply(&two, &id, "Yes", Some("bob")).unwrap());
             assert_eq!(second["approvals"], 2);
+            // A replica that starts now reads the votes from the store.
+            let three = hub(&dir);
+            assert_eq!(
+                json(&three.list()[0])["approvals"]["voters"],
+                serde_json::json!(["ada", "bob"])
+            );
+            // One that held the question hears of them on a refresh (NOTIFY).
+            one.refresh(&id).unwrap();
+            assert_eq!(json(&one.list()[0])["approvals"]["approvals"], 2);
             let done = json(&reply(&one, &id, "Yes", Some("cy")).unwrap());
             assert_eq!(done["answeredBy"].as_array().unwrap().len(), 3);
             let late = reply(&two, &id, "Yes", Some("dee")).unwrap_err();
