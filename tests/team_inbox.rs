@@ -34,6 +34,7 @@ common::harness::main!(
     person_and_asker_tokens_do_what_their_role_allows_and_nothing_else,
     a_token_kept_in_the_store_works_on_every_replica_at_once_until_removed,
     quorum_votes_racing_through_two_replicas_count_once_and_decide_once,
+    a_quorum_card_counts_the_votes_of_every_replica_in_the_page,
 );
 
 fn replica(dir: &std::path::Path, url: &str, extra: &[&str]) -> Inbox {
@@ -1128,6 +1129,63 @@ fn quorum_votes_racing_through_two_replicas_count_once_and_decide_once() {
             );
         }
     }
+    a.stop();
+    b.stop();
+}
+
+/// The page of a question that needs approvals (headless Chromium): Ada's
+/// page on B shows "0 of 2 approvals", her vote keeps the card and says
+/// "1 of 2 approvals · voted: ada", and Bob's vote through A closes it.
+fn a_quorum_card_counts_the_votes_of_every_replica_in_the_page() {
+    const SCENARIO: &str = "inbox-quorum";
+    let chromium = chromium(&["playwright-core"]);
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let (dir_a, dir_b, admin) = (state(), state(), state());
+    let mut tokens = Vec::new();
+    for name in ["ada", "bob"] {
+        let (code, added) = run(
+            admin.path(),
+            &["inbox", "token", "add", "person", name, "--store", &url],
+        );
+        assert_eq!(code, 0, "{added}");
+        let added: Value = serde_json::from_str(&added).unwrap();
+        tokens.push(added["token"].as_str().unwrap().to_string());
+    }
+    let a = replica(dir_a.path(), &url, &[]);
+    let b = replica(dir_b.path(), &url, &[]);
+    let asker = Asker::ask(
+        dir_a.path(),
+        r#"{"question":"Which database?","options":["PostgreSQL","SQLite"],"approvals":{"count":2}}"#,
+        &[],
+    );
+    until(SOON, "B lists the question", || {
+        listed(&b.list(), &asker.id).is_some()
+    });
+    let page = format!("http://{}/?token={}", b.host(), tokens[0]);
+    let mut browser = browser_at(&chromium, SCENARIO, &page);
+    assert_eq!(browser.said_line(), "voted");
+    let vote = call(
+        &a,
+        &tokens[1],
+        "POST",
+        &format!("/api/questions/{}/reply", asker.id),
+        r#"{"replies":["1"]}"#,
+    );
+    assert_eq!(vote.status, 200, "{}", vote.body);
+    go_on(SCENARIO);
+    let said = browser.wait().assert_passed(SCENARIO);
+    eprint!("{said}");
+    let (code, document) = asker.finish();
+    assert_eq!(code, 0);
+    let names: Vec<&Value> = document["answeredBy"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| &v["name"])
+        .collect();
+    assert_eq!(names, [&json!("ada"), &json!("bob")], "{document}");
+    assert_eq!(document["answeredBy"][0]["channel"], "page");
     a.stop();
     b.stop();
 }
