@@ -881,6 +881,20 @@ fn a_persons_second_vote_replaces_theirs_and_a_closed_question_takes_none(place:
         panic!("decided expected");
     };
     assert_eq!(decided.by.as_deref(), Some("bob"));
+    // The deciding vote sent again exactly (a retry after a lost reply) is
+    // still the one that decided; anything else from bob now is late.
+    assert_eq!(
+        store
+            .vote(&id, &new_vote("bob", "[2]", 4_000), needs(2))
+            .unwrap(),
+        Voted::Decided(decided.clone())
+    );
+    assert_eq!(
+        store
+            .vote(&id, &new_vote("bob", "[2]", 4_001), needs(2))
+            .unwrap(),
+        Voted::Already(decided.clone())
+    );
     assert_eq!(
         kinds(store.events(&id).unwrap()),
         [

@@ -597,7 +597,17 @@ impl Store for PostgresStore {
                 Some(Stored {
                     decision: Some(decision),
                     ..
-                }) => return Ok(Voted::Already(decision)),
+                }) => {
+                    // This very vote, which decided it in a first try whose
+                    // reply the lost connection swallowed (see `call`).
+                    let again = decision.by.as_deref() == Some(vote.voter.as_str())
+                        && read_votes(&mut tx, &id)?.contains(&vote);
+                    return Ok(if again {
+                        Voted::Decided(decision)
+                    } else {
+                        Voted::Already(decision)
+                    });
+                }
                 Some(_) => {}
             }
             tx.execute(

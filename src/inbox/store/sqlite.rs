@@ -492,7 +492,16 @@ impl Store for SqliteStore {
             Some(Stored {
                 decision: Some(decision),
                 ..
-            }) => return Ok(Voted::Already(decision)),
+            }) => {
+                // As PostgreSQL's: the deciding vote sent again exactly.
+                let again = decision.by.as_deref() == Some(vote.voter.as_str())
+                    && read_votes(&tx, id)?.contains(vote);
+                return Ok(if again {
+                    Voted::Decided(decision)
+                } else {
+                    Voted::Already(decision)
+                });
+            }
             Some(_) => {}
         }
         tx.execute(
