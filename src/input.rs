@@ -183,22 +183,24 @@ pub fn parse_object(obj: &Object) -> Result<Prompt> {
                 )?);
             }
             check_unique_ids(&parsed)?;
+            let routing = routing(obj, &parsed[0])?;
             Ok(Prompt {
                 title,
                 context,
                 timeout_ms,
                 questions: parsed,
-                routing: routing(obj)?,
+                routing,
             })
         }
         None if top_question.is_some() => {
             let question = parse_question(obj, "", 0, true)?;
+            let routing = routing(obj, &question)?;
             Ok(Prompt {
                 title,
                 context: None,
                 timeout_ms,
                 questions: vec![question],
-                routing: routing(obj)?,
+                routing,
             })
         }
         None => Err(AskError::MissingQuestion(Detail::at(

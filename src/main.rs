@@ -15,6 +15,7 @@ use ask_user::ask::AskOptions;
 use ask_user::check;
 use ask_user::describe::{Format, describe};
 use ask_user::error::{AskError, Detail};
+use ask_user::inbox::hub::votes::Replied;
 use ask_user::inbox::metrics::AskingFace;
 use ask_user::{exit, print_document};
 
@@ -291,7 +292,16 @@ fn inbox(args: InboxArgs) -> i32 {
         Some(InboxVerb::History { limit }) => print_lines(ask_user::inbox::history(limit)),
         Some(InboxVerb::Answer {
             id, reply, notes, ..
-        }) => done(ask_user::inbox::answer(&id, &reply, &notes)),
+        }) => match ask_user::inbox::answer(&id, &reply, &notes) {
+            Ok(Replied::Document(document)) => done(Ok(document)),
+            Ok(Replied::Vote(vote)) => {
+                // The receipt is data (stdout); the sentence is for the person.
+                print_document(&vote);
+                eprintln!("{}", vote.summary());
+                exit::OK
+            }
+            Err(err) => fail(&err),
+        },
         Some(InboxVerb::Cancel { id }) => done(ask_user::inbox::cancel(&id)),
         Some(InboxVerb::Pair { name }) => match ask_user::inbox::pair::request(name) {
             Ok(code) => {

@@ -38,6 +38,7 @@ common::harness::main!(
     a_link_is_answered_in_a_real_browser,
     a_link_opened_on_a_paired_phone_names_the_device,
     a_link_still_needs_the_inbox_host_and_a_posts_origin_and_json,
+    a_link_votes_with_a_paired_device_and_refuses_without_one,
 );
 
 fn now() -> u64 {
@@ -575,5 +576,82 @@ fn a_link_still_needs_the_inbox_host_and_a_posts_origin_and_json() {
     assert_eq!(put.status, 405, "{}", put.body);
     assert_eq!(inbox.ids(), vec![asker.id.clone()], "nothing answered");
     drop(asker);
+    inbox.stop();
+}
+
+/// A question that needs approvals (issue #40): a link alone (no device
+/// token) cannot vote (403 FORBIDDEN); with a paired device's token it is
+/// that device's vote ("voted", the question stays open), and a person's
+/// vote through the CLI route then decides it, listing both.
+fn a_link_votes_with_a_paired_device_and_refuses_without_one() {
+    let dir = state();
+    let mut tokens = Vec::new();
+    for name in ["ada-phone", "bob"] {
+        let out = command(dir.path(), &["inbox", "token", "add", "person", name])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let added: Value = serde_json::from_slice(&out.stdout).unwrap();
+        tokens.push(added["token"].as_str().unwrap().to_string());
+    }
+    let inbox = Inbox::start(dir.path());
+    let asker = Asker::ask(
+        dir.path(),
+        r#"{"question":"Which database?","options":["PostgreSQL","SQLite"],"approvals":{"count":2}}"#,
+        &[],
+    );
+    let capability = sqlite_key(dir.path()).issue(&asker.id, now() + 600_000);
+    let path = format!("/l/{capability}");
+    let refused = tokenless(&inbox, "POST", &path, first_option());
+    let (status, code, message) = error(&refused);
+    assert_eq!((status, code.as_str()), (403, "FORBIDDEN"), "{message}");
+    assert!(
+        message.contains("a link without a paired device cannot vote"),
+        "{message}"
+    );
+    let host = inbox.host();
+    let origin = format!("http://{host}");
+    let send = |token: &str, path: &str, body: &str| {
+        let bearer = format!("Bearer {token}");
+        inbox.send(
+            "POST",
+            path,
+            &[
+                ("Host", host.as_str()),
+                ("Origin", origin.as_str()),
+                ("Content-Type", "application/json"),
+                ("Authorization", bearer.as_str()),
+            ],
+            body.as_bytes(),
+        )
+    };
+    let voted = send(&tokens[0], &path, first_option());
+    assert_eq!(
+        (voted.status, voted.body.as_str()),
+        (200, r#"{"status":"voted"}"#)
+    );
+    let decided = send(
+        &tokens[1],
+        &format!("/api/questions/{}/reply", asker.id),
+        r#"{"replies":["1"]}"#,
+    );
+    assert_eq!(decided.status, 200, "{}", decided.body);
+    let (code, document) = asker.finish();
+    assert_eq!(code, 0);
+    let voters: Vec<(&Value, &Value)> = document["answeredBy"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| (&v["name"], &v["channel"]))
+        .collect();
+    assert_eq!(
+        voters,
+        [
+            (&json!("ada-phone"), &json!("link")),
+            (&json!("bob"), &json!("cli"))
+        ],
+        "{document}"
+    );
     inbox.stop();
 }

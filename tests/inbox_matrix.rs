@@ -296,4 +296,52 @@ common::harness::main!(
     a_threaded_reply_answers_and_a_non_answer_is_refused,
     a_plain_reply_answers_and_a_close_elsewhere_is_noted,
     synapse_down_costs_the_ask_nothing_and_delivery_is_retried,
+    a_reply_to_a_question_that_needs_approvals_is_a_vote,
 );
+
+/// A question that needs two approvals (issue #40): the person's reply in
+/// its thread is their vote, and the thread says so (not "Answered by");
+/// a second person's vote through the inbox's HTTP API then decides it,
+/// with the Matrix user's vote listed first.
+fn a_reply_to_a_question_that_needs_approvals_is_a_vote() {
+    let synapse = Synapse::start();
+    let dir = state();
+    let (code, added) = run(dir.path(), &["inbox", "token", "add", "person", "bob"]);
+    assert_eq!(code, 0, "{added}");
+    let added: Value = serde_json::from_str(&added).unwrap();
+    let bob = added["token"].as_str().unwrap().to_string();
+    let inbox = inbox(dir.path(), &synapse);
+    let asker = Asker::ask(
+        dir.path(),
+        r#"{"question":"Which database for the tests?","options":["SQLite","PostgreSQL"],"approvals":{"count":2}}"#,
+        &[],
+    );
+    let question = synapse.person_waits("Which database for the tests?", None);
+    let root = question["event_id"].as_str().unwrap().to_string();
+    synapse.send_as(&synapse.person, "2", To::Thread(&root));
+    let noted = synapse.person_waits("Vote recorded", Some(&root));
+    let noted = noted["body"].as_str().unwrap();
+    assert!(noted.contains("1 of 2 approvals"), "{noted}");
+    assert_eq!(pending(dir.path()), vec![asker.id.clone()], "still pending");
+    let host = inbox.host();
+    let origin = format!("http://{host}");
+    let bearer = format!("Bearer {bob}");
+    let voted = inbox.send(
+        "POST",
+        &format!("/api/questions/{}/reply", asker.id),
+        &[
+            ("Host", host.as_str()),
+            ("Origin", origin.as_str()),
+            ("Content-Type", "application/json"),
+            ("Authorization", bearer.as_str()),
+        ],
+        br#"{"replies":["2"]}"#,
+    );
+    assert_eq!(voted.status, 200, "{}", voted.body);
+    let (code, answer) = asker.finish();
+    assert_eq!(code, 0, "{answer}");
+    let votes = answer["answeredBy"].as_array().unwrap();
+    assert_eq!(votes[0]["name"], synapse.person.id.as_str(), "{answer}");
+    assert_eq!(votes[0]["channel"], "matrix");
+    assert_eq!(votes[1]["name"], "bob");
+}

@@ -13,8 +13,8 @@ use std::any::Any;
 use std::sync::{Arc, Barrier};
 
 use ask_user::inbox::store::{
-    self, Decided, Decision, Error, Event, Face, Location, Millis, NewQuestion, Outcome,
-    SCHEMA_VERSION, Source, Store, Stored, StoredToken, TokenRole, is_id, now_ms,
+    self, Decided, Decision, Error, Event, Face, Location, Millis, NewQuestion, NewVote, Outcome,
+    SCHEMA_VERSION, Source, Store, Stored, StoredToken, Tally, TokenRole, Voted, is_id, now_ms,
 };
 use common::harness;
 use common::postgres;
@@ -123,6 +123,8 @@ suite!(
     named_tokens_are_kept_by_digest_once_per_name,
     the_link_key_is_made_once_and_shared_by_replicas_opening_together,
     the_faces_of_links_and_channels_are_stored_and_others_refused,
+    votes_racing_on_two_replicas_count_once_and_decide_once,
+    a_persons_second_vote_replaces_theirs_and_a_closed_question_takes_none,
 );
 
 fn question(key: &str, asked_at: Millis) -> NewQuestion {
@@ -413,7 +415,6 @@ fn history_is_the_decided_questions_newest_first_and_write_once(place: &Place) {
 fn an_empty_store_is_created_at_the_current_schema(place: &Place) {
     let mut store = place.open();
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
-    assert_eq!(SCHEMA_VERSION, 5);
     let kind = store.kind();
     assert_eq!(
         kind,
@@ -588,14 +589,15 @@ fn a_newer_schema_is_refused(place: &Place) {
             err,
             Error::NewerSchema {
                 found: 99,
-                known: 5
+                known: SCHEMA_VERSION
             }
         ),
         "{err:?}"
     );
     assert!(
-        err.to_string()
-            .contains("newer ask_user (schema 99, this one knows 5)"),
+        err.to_string().contains(&format!(
+            "newer ask_user (schema 99, this one knows {SCHEMA_VERSION})"
+        )),
         "{err}"
     );
 }
@@ -763,4 +765,154 @@ fn who_asked_is_kept_and_written_once(place: &Place) {
         .raw("UPDATE questions SET asked_by = 'mallory'")
         .unwrap_err();
     assert!(err.contains("who asked is written once"), "{err}");
+}
+
+fn new_vote(voter: &str, answers: &str, at: Millis) -> NewVote {
+    NewVote {
+        voter: voter.into(),
+        face: Face::Page,
+        answers: answers.into(),
+        at,
+    }
+}
+
+/// Decides once `needed` votes are in; the document lists the voters.
+fn needs(needed: usize) -> Tally {
+    Arc::new(move |votes: &[NewVote]| {
+        (votes.len() >= needed).then(|| Decision {
+            by: votes.last().map(|v| v.voter.clone()),
+            ..decision(
+                Outcome::Answered,
+                Face::Page,
+                &serde_json::to_string(&votes.iter().map(|v| &v.voter).collect::<Vec<_>>())
+                    .unwrap(),
+            )
+        })
+    })
+}
+
+fn votes_racing_on_two_replicas_count_once_and_decide_once(place: &Place) {
+    const VOTERS: usize = 6;
+    const NEEDED: usize = 4;
+    let mut replicas = [place.open(), place.open()];
+    for round in 0..5 {
+        let (id, _) = replicas[0]
+            .ask(&question(&format!("vote{round}"), 1_000))
+            .unwrap();
+        let start = Arc::new(Barrier::new(VOTERS));
+        let voters: Vec<_> = (0..VOTERS)
+            .map(|n| {
+                // Each voter's own connection: a replica each, as two
+                // inboxes' requests are on their own connections.
+                let mut own = place.open();
+                let (start, id) = (Arc::clone(&start), id.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    own.vote(
+                        &id,
+                        &new_vote(&format!("p{n}"), "[]", 2_000 + n as Millis),
+                        needs(NEEDED),
+                    )
+                    .unwrap()
+                })
+            })
+            .collect();
+        let results: Vec<Voted> = voters.into_iter().map(|v| v.join().unwrap()).collect();
+        let decided: Vec<&Decision> = results
+            .iter()
+            .filter_map(|r| match r {
+                Voted::Decided(d) => Some(d),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(decided.len(), 1, "round {round}: {results:?}");
+        // Each counted vote saw the ones before it: 1, 2, 3 votes.
+        let mut seen: Vec<usize> = results
+            .iter()
+            .filter_map(|r| match r {
+                Voted::Counted(votes) => Some(votes.len()),
+                _ => None,
+            })
+            .collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (1..NEEDED).collect::<Vec<_>>(), "round {round}");
+        let late = results
+            .iter()
+            .filter(|r| matches!(r, Voted::Already(d) if d == decided[0]))
+            .count();
+        assert_eq!(late, VOTERS - NEEDED, "round {round}: {results:?}");
+        // Through either replica: the one outcome, and exactly the votes that counted.
+        for replica in &mut replicas {
+            let stored = replica.get(&id).unwrap().unwrap();
+            assert_eq!(stored.decision.as_ref(), Some(decided[0]));
+            let kept = replica.votes(&id).unwrap();
+            assert_eq!(kept.len(), NEEDED, "round {round}");
+            let names: Vec<&String> = kept.iter().map(|v| &v.voter).collect();
+            assert_eq!(
+                serde_json::to_string(&names).unwrap(),
+                decided[0].document,
+                "the outcome lists the votes kept"
+            );
+        }
+    }
+}
+
+fn a_persons_second_vote_replaces_theirs_and_a_closed_question_takes_none(place: &Place) {
+    let mut store = place.open();
+    let (id, _) = store.ask(&question("revote", 1_000)).unwrap();
+    let Voted::Counted(votes) = store
+        .vote(&id, &new_vote("ada", "[1]", 2_000), needs(2))
+        .unwrap()
+    else {
+        panic!("counted expected");
+    };
+    assert_eq!(votes.len(), 1);
+    let Voted::Counted(votes) = store
+        .vote(&id, &new_vote("ada", "[2]", 3_000), needs(2))
+        .unwrap()
+    else {
+        panic!("counted expected");
+    };
+    assert_eq!(votes, [new_vote("ada", "[2]", 3_000)]);
+    let Voted::Decided(decided) = store
+        .vote(&id, &new_vote("bob", "[2]", 4_000), needs(2))
+        .unwrap()
+    else {
+        panic!("decided expected");
+    };
+    assert_eq!(decided.by.as_deref(), Some("bob"));
+    // The deciding vote sent again exactly (a retry after a lost reply) is
+    // still the one that decided; anything else from bob now is late.
+    assert_eq!(
+        store
+            .vote(&id, &new_vote("bob", "[2]", 4_000), needs(2))
+            .unwrap(),
+        Voted::Decided(decided.clone())
+    );
+    assert_eq!(
+        store
+            .vote(&id, &new_vote("bob", "[2]", 4_001), needs(2))
+            .unwrap(),
+        Voted::Already(decided.clone())
+    );
+    assert_eq!(
+        kinds(store.events(&id).unwrap()),
+        [
+            ("asked".to_string(), None),
+            ("decided".to_string(), Some("answered/page".to_string()))
+        ]
+    );
+    assert_eq!(
+        store
+            .vote(&id, &new_vote("cy", "[2]", 5_000), needs(2))
+            .unwrap(),
+        Voted::Already(decided)
+    );
+    assert_eq!(store.votes(&id).unwrap().len(), 2);
+    assert_eq!(
+        store
+            .vote("zzzzzzzz", &new_vote("cy", "[2]", 5_000), needs(1))
+            .unwrap(),
+        Voted::Unknown
+    );
 }

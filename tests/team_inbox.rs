@@ -37,6 +37,8 @@ common::harness::main!(
     concurrent_asks_and_answers_through_two_pooled_replicas_lose_nothing_and_keep_each_order,
     store_connections_out_of_range_is_a_usage_error,
     each_replica_opens_its_store_connections_and_one_to_listen,
+    quorum_votes_racing_through_two_replicas_count_once_and_decide_once,
+    a_quorum_card_counts_the_votes_of_every_replica_in_the_page,
 );
 
 fn replica(dir: &std::path::Path, url: &str, extra: &[&str]) -> Inbox {
@@ -1233,6 +1235,142 @@ fn concurrent_asks_and_answers_through_two_pooled_replicas_lose_nothing_and_keep
         "0"
     );
     let [a, b] = replicas;
+/// Issue #40's quorum: five persons vote at the same instant, through two
+/// replicas, on a question that needs three; repeated. Each time exactly one
+/// vote decides, the asker gets that one document, and it lists the three
+/// votes that agreed (the late ones are refused, not kept).
+fn quorum_votes_racing_through_two_replicas_count_once_and_decide_once() {
+    const VOTERS: [&str; 5] = ["ada", "bob", "cy", "dee", "eve"];
+    const THREE: &str = r#"{"question":"Which database?","options":["PostgreSQL","SQLite"],
+        "approvals":{"count":3}}"#;
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let (dir_a, dir_b, admin) = (state(), state(), state());
+    let a = replica(dir_a.path(), &url, &[]);
+    let b = replica(dir_b.path(), &url, &[]);
+    let tokens: Vec<String> = VOTERS
+        .iter()
+        .map(|name| {
+            let (code, added) = run(
+                admin.path(),
+                &["inbox", "token", "add", "person", name, "--store", &url],
+            );
+            assert_eq!(code, 0, "{added}");
+            let added: Value = serde_json::from_str(&added).unwrap();
+            added["token"].as_str().unwrap().to_string()
+        })
+        .collect();
+    for inbox in [&a, &b] {
+        for token in &tokens {
+            slowly_until(Duration::from_secs(5), "the tokens to be taken", || {
+                call(inbox, token, "GET", "/api/questions", "").status == 200
+            });
+        }
+    }
+    // `inbox answer` by a person: a vote, its receipt on stdout, the count on stderr.
+    let asker = Asker::ask(dir_a.path(), THREE, &[]);
+    let out = command(
+        admin.path(),
+        &["inbox", "answer", &asker.id, "--reply", "1"],
+    )
+    .env("ASK_USER_INBOX", format!("http://{}", b.host()))
+    .env("ASK_USER_TOKEN", &tokens[0])
+    .stdin(std::process::Stdio::null())
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let receipt: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        receipt,
+        json!({"inboxId": asker.id, "vote": "recorded", "approvals": 1, "needed": 3,
+               "voters": ["ada"]})
+    );
+    assert!(
+        stderr.contains("vote recorded, 1 of 3 approvals (voted: ada)"),
+        "{stderr}"
+    );
+    // The inbox's own token cannot vote.
+    let path = format!("/api/questions/{}/reply", asker.id);
+    let own = a.request("POST", &path, r#"{"replies":["1"]}"#);
+    assert_eq!(
+        (own.status, error_code(&own)),
+        (403, "FORBIDDEN".to_string())
+    );
+    let (code, _) = run(dir_b.path(), &["inbox", "cancel", &asker.id]);
+    assert_eq!(code, 0);
+    assert_eq!(asker.finish().0, 130);
+
+    for round in 0..3 {
+        let asker = Asker::ask(dir_a.path(), THREE, &[]);
+        until(SOON, "B lists the question", || {
+            listed(&b.list(), &asker.id).is_some()
+        });
+        let path = format!("/api/questions/{}/reply", asker.id);
+        let start = std::sync::Arc::new(std::sync::Barrier::new(VOTERS.len()));
+        let voters: Vec<_> = tokens
+            .iter()
+            .enumerate()
+            .map(|(n, token)| {
+                let inbox = if n % 2 == 0 { &a } else { &b };
+                let (port, host) = (inbox.port, inbox.host());
+                let (token, path, start) = (token.clone(), path.clone(), start.clone());
+                std::thread::spawn(move || {
+                    let origin = format!("http://{host}");
+                    let bearer = format!("Bearer {token}");
+                    let headers = [
+                        ("Host", host.as_str()),
+                        ("Authorization", bearer.as_str()),
+                        ("Origin", origin.as_str()),
+                        ("Content-Type", "application/json"),
+                    ];
+                    start.wait();
+                    page::send(port, "POST", &path, &headers, br#"{"replies":["2"]}"#)
+                })
+            })
+            .collect();
+        let replies: Vec<Response> = voters.into_iter().map(|v| v.join().unwrap()).collect();
+        let bodies: Vec<Value> = replies
+            .iter()
+            .map(|r| serde_json::from_str(&r.body).unwrap())
+            .collect();
+        let decided: Vec<&Value> = bodies.iter().filter(|b| b["answered"] == true).collect();
+        let counted = bodies.iter().filter(|b| b["vote"] == "recorded").count();
+        let late = replies
+            .iter()
+            .filter(|r| r.status == 409 && error_code(r) == "ALREADY_ANSWERED")
+            .count();
+        assert_eq!(
+            (decided.len(), counted, late),
+            (1, 2, 2),
+            "round {round}: {bodies:?}"
+        );
+        let id = asker.id.clone();
+        let (code, document) = asker.finish();
+        assert_eq!(code, 0);
+        assert_eq!(&document, decided[0], "round {round}");
+        assert_eq!(document["answers"][0]["optionIds"], json!(["2"]));
+        let votes = document["answeredBy"].as_array().unwrap();
+        let mut names: Vec<&str> = votes.iter().map(|v| v["name"].as_str().unwrap()).collect();
+        assert_eq!(names.len(), 3, "{document}");
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), 3, "three distinct persons: {document}");
+        assert!(
+            votes
+                .iter()
+                .all(|v| v["kind"] == "person" && v["channel"] == "cli")
+        );
+        // Both replicas agree on the one outcome.
+        for dir in [dir_a.path(), dir_b.path()] {
+            let (_, out) = run(dir, &["inbox", "history", "--limit", "1"]);
+            let entry: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+            assert_eq!(
+                (&entry["inboxId"], &entry["answer"]),
+                (&json!(id), &document)
+            );
+        }
+    }
     a.stop();
     b.stop();
 }
@@ -1278,4 +1416,59 @@ fn each_replica_opens_its_store_connections_and_one_to_listen() {
     a.stop();
     b.stop();
     until(SOON, "none once both stopped", || others() == "0");
+/// The page of a question that needs approvals (headless Chromium): Ada's
+/// page on B shows "0 of 2 approvals", her vote keeps the card and says
+/// "1 of 2 approvals · voted: ada", and Bob's vote through A closes it.
+fn a_quorum_card_counts_the_votes_of_every_replica_in_the_page() {
+    const SCENARIO: &str = "inbox-quorum";
+    let chromium = chromium(&["playwright-core"]);
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let (dir_a, dir_b, admin) = (state(), state(), state());
+    let mut tokens = Vec::new();
+    for name in ["ada", "bob"] {
+        let (code, added) = run(
+            admin.path(),
+            &["inbox", "token", "add", "person", name, "--store", &url],
+        );
+        assert_eq!(code, 0, "{added}");
+        let added: Value = serde_json::from_str(&added).unwrap();
+        tokens.push(added["token"].as_str().unwrap().to_string());
+    }
+    let a = replica(dir_a.path(), &url, &[]);
+    let b = replica(dir_b.path(), &url, &[]);
+    let asker = Asker::ask(
+        dir_a.path(),
+        r#"{"question":"Which database?","options":["PostgreSQL","SQLite"],"approvals":{"count":2}}"#,
+        &[],
+    );
+    until(SOON, "B lists the question", || {
+        listed(&b.list(), &asker.id).is_some()
+    });
+    let page = format!("http://{}/?token={}", b.host(), tokens[0]);
+    let mut browser = browser_at(&chromium, SCENARIO, &page);
+    assert_eq!(browser.said_line(), "voted");
+    let vote = call(
+        &a,
+        &tokens[1],
+        "POST",
+        &format!("/api/questions/{}/reply", asker.id),
+        r#"{"replies":["1"]}"#,
+    );
+    assert_eq!(vote.status, 200, "{}", vote.body);
+    go_on(SCENARIO);
+    let said = browser.wait().assert_passed(SCENARIO);
+    eprint!("{said}");
+    let (code, document) = asker.finish();
+    assert_eq!(code, 0);
+    let names: Vec<&Value> = document["answeredBy"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| &v["name"])
+        .collect();
+    assert_eq!(names, [&json!("ada"), &json!("bob")], "{document}");
+    assert_eq!(document["answeredBy"][0]["channel"], "page");
+    a.stop();
+    b.stop();
 }

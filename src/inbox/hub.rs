@@ -16,6 +16,7 @@ use tokio::sync::{broadcast, watch};
 
 mod links;
 pub mod provenance;
+pub mod votes;
 
 pub use links::LinkTarget;
 
@@ -81,6 +82,9 @@ pub struct Listed<'a> {
     pub asker_gone: Option<Gone>,
     /// The question's prompt document, as `ask_user prompt` prints it.
     pub document: &'a RawValue,
+    /// For a question that needs approvals: how many agree so far, and who voted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approvals: Option<&'a votes::Ballot>,
 }
 
 /// The "asker gone" mark of a pending question.
@@ -202,6 +206,8 @@ struct Open {
     absent_since: Option<Instant>,
     /// The asker token's name that asked it (`None`: the inbox's own token).
     asked_by: Option<String>,
+    /// Its votes so far, when it needs approvals.
+    ballot: Option<votes::Ballot>,
 }
 
 impl Open {
@@ -225,6 +231,7 @@ impl Open {
             waiters: 0,
             absent_since,
             asked_by: question.asked_by.clone(),
+            ballot: None,
         })
     }
 }
@@ -330,7 +337,9 @@ impl Hub {
         let now = Instant::now();
         let mut open = HashMap::new();
         for stored in store.pending().map_err(store_error)? {
-            if let Some(question) = Open::from_stored(&stored, Some(now)) {
+            if let Some(mut question) = Open::from_stored(&stored, Some(now)) {
+                question.ballot =
+                    votes::stored_ballot(store, &stored.id, &question.prompt)?;
                 open.insert(stored.id, question);
             }
         }
@@ -442,6 +451,15 @@ impl Hub {
             }
         }
         if created {
+            let ballot = prompt
+                .routing
+                .approvals
+                .as_ref()
+                .map(|approvals| votes::Ballot {
+                    needed: approvals.count,
+                    approvals: 0,
+                    voters: Vec::new(),
+                });
             let open = Open {
                 prompt,
                 asked_at,
@@ -454,6 +472,7 @@ impl Hub {
                 waiters: 0,
                 absent_since: Some(Instant::now()),
                 asked_by: asker.map(str::to_string),
+                ballot,
             };
             drop(store);
             self.metrics.asked(request.face);
@@ -613,6 +632,7 @@ impl Hub {
                 None => Err(unknown_question(id)),
             };
         };
+        let quorum = votes::Quorum::of(&open.prompt);
         let (outcome, document) = match action {
             Action::Submit(submission) => (
                 Outcome::Answered,
@@ -637,6 +657,9 @@ impl Hub {
             ),
         };
         drop(state);
+        if let Some(quorum) = quorum {
+            return self.vote(&mut **store, id, quorum, (outcome, document), face, person);
+        }
         self.close(&mut **store, id, outcome, face, document, person)
     }
 
@@ -799,45 +822,61 @@ impl Hub {
         } else {
             document
         };
-        let line: Arc<str> = crate::document_line(&document.with_inbox_id(id)).into();
         let decision = Decision {
             outcome,
             face,
-            document: line.to_string(),
+            document: crate::document_line(&document.with_inbox_id(id)),
             at: store::now_ms(),
             by: by.map(str::to_string),
         };
         let decided = store.decide(id, &decision).map_err(store_error)?;
         let mut state = self.state();
         match decided {
-            Decided::Now => state.closed(id),
+            Decided::Now => {
+                state.closed(id);
+                Ok(self.closed(&mut state, id, &decision))
+            }
             Decided::Already(earlier) => {
                 state.closed(id);
-                // Another replica's outcome came first: its waiters here get it.
-                if let Some(open) = state.open.remove(id) {
-                    open.outcome
-                        .send_replace(Some(Arc::from(earlier.document.as_str())));
-                    let _ = self.changes.send(Change::Closed {
-                        id: id.to_string(),
-                        outcome: earlier.outcome,
-                        face: earlier.face,
-                    });
-                }
-                return Err(already_decided(id, &earlier));
+                self.closed_elsewhere(&mut state, id, &earlier);
+                Err(already_decided(id, &earlier))
             }
-            Decided::Unknown => return Err(unknown_question(id)),
+            Decided::Unknown => Err(unknown_question(id)),
         }
+    }
+
+    /// After `decision` was written here: tells the waiters and pages, and
+    /// returns its document.
+    fn closed(&self, state: &mut State, id: &str, decision: &Decision) -> Arc<str> {
+        let line: Arc<str> = Arc::from(decision.document.as_str());
         if let Some(open) = state.open.remove(id) {
             open.outcome.send_replace(Some(Arc::clone(&line)));
-            self.metrics
-                .closed(open.face, outcome, face, decision.at - open.asked_at);
+            self.metrics.closed(
+                open.face,
+                decision.outcome,
+                decision.face,
+                decision.at - open.asked_at,
+            );
         }
         let _ = self.changes.send(Change::Closed {
             id: id.to_string(),
-            outcome,
-            face,
+            outcome: decision.outcome,
+            face: decision.face,
         });
-        Ok(line)
+        line
+    }
+
+    /// Another replica's outcome came first: its waiters here get it.
+    fn closed_elsewhere(&self, state: &mut State, id: &str, earlier: &Decision) {
+        if let Some(open) = state.open.remove(id) {
+            open.outcome
+                .send_replace(Some(Arc::from(earlier.document.as_str())));
+            let _ = self.changes.send(Change::Closed {
+                id: id.to_string(),
+                outcome: earlier.outcome,
+                face: earlier.face,
+            });
+        }
     }
 
     /// Brings question `id` up to the store after another replica changed
@@ -846,7 +885,7 @@ impl Hub {
     pub fn refresh(&self, id: &str) -> Result<(), AskError> {
         let mut store = self.pool.of(id);
         if let Some(stored) = store.get(id).map_err(store_error)? {
-            self.reconcile(&mut self.state(), stored);
+            self.reconcile(&mut **store, &mut self.state(), stored);
         }
         Ok(())
     }
@@ -868,7 +907,7 @@ impl Hub {
         }
         let mut state = self.state();
         for stored in pending.into_iter().chain(decided) {
-            self.reconcile(&mut state, stored);
+            self.reconcile(store, &mut state, stored);
         }
         Ok(())
     }
@@ -907,13 +946,16 @@ impl Hub {
             return Ok(());
         }
         if let Some(stored) = store.get(id).map_err(store_error)? {
-            self.reconcile(&mut self.state(), stored);
+            self.reconcile(store, &mut self.state(), stored);
         }
         Ok(())
     }
 
     /// Makes memory agree with `stored`, telling waiters and pages.
-    fn reconcile(&self, state: &mut State, stored: Stored) {
+    /// `store`: the question's connection, held by the caller (the lock
+    /// order holds: a slot, then memory); it is read under the memory lock
+    /// only for a question that needs approvals (its votes, for the card).
+    fn reconcile(&self, store: &mut dyn Store, state: &mut State, stored: Stored) {
         let id = stored.id.clone();
         match (stored.decision, state.open.get_mut(&id)) {
             (Some(decision), Some(_)) => {
@@ -930,6 +972,18 @@ impl Hub {
             }
             (Some(_), None) => state.closed(&id),
             (None, Some(open)) => {
+                // A vote through another replica: the card's count follows.
+                if open.ballot.is_some() {
+                    let ballot = votes::stored_ballot(store, &id, &open.prompt);
+                    if let Ok(ballot) = ballot
+                        && ballot != open.ballot
+                    {
+                        open.ballot = ballot;
+                        if let Ok(listed) = self.listed(&id, open) {
+                            let _ = self.changes.send(Change::Asked(listed));
+                        }
+                    }
+                }
                 if open.gone != stored.gone {
                     let present = stored.gone.is_none();
                     open.gone = stored.gone;
@@ -941,9 +995,11 @@ impl Hub {
                     decision: None,
                     ..stored
                 };
-                let Some(open) = Open::from_stored(&pending, None) else {
+                let Some(mut open) = Open::from_stored(&pending, None) else {
                     return;
                 };
+                open.ballot =
+                    votes::stored_ballot(store, &id, &open.prompt).unwrap_or(None);
                 if let Ok(listed) = self.listed(&id, &open) {
                     state.open.insert(id, open);
                     let _ = self.changes.send(Change::Asked(listed));
@@ -1119,6 +1175,7 @@ impl Hub {
                 kept_until: rfc3339(since.saturating_add(millis(self.retention))),
             }),
             document,
+            approvals: open.ballot.as_ref(),
         };
         Ok(crate::document_line(&listed).into())
     }

@@ -20,6 +20,7 @@ use std::sync::LazyLock;
 use http::Method;
 use serde::Serialize;
 
+use super::hub::votes::VoteRecorded;
 use super::hub::{Action, Hub, LinkTarget};
 use super::links::{self, LinkError};
 use super::store::{self, Face, Outcome};
@@ -357,6 +358,10 @@ struct Nothing {}
 /// outcome, 409 `ALREADY_ANSWERED` when it was closed first.
 fn decided(hub: &Hub, id: &str, action: Action, face: Face, device: Option<&str>) -> Reply {
     match hub.decide_as(id, action, face, device) {
+        // A question that needs approvals and is still open: a vote.
+        Ok(line) if serde_json::from_str::<VoteRecorded>(&line).is_ok() => {
+            Reply::json(200, &Done { status: "voted" })
+        }
         Ok(_) => Reply::json(200, &Done { status: "answered" }),
         Err(err) => reply(hub, &err, false),
     }

@@ -541,6 +541,20 @@ impl Store for Timed {
     fn link_key(&mut self) -> store::Result<[u8; store::LINK_KEY_LEN]> {
         self.store.link_key()
     }
+
+    /// Timed as a decide: a vote is a question's write that may decide it.
+    fn vote(
+        &mut self,
+        id: &str,
+        vote: &store::NewVote,
+        tally: store::Tally,
+    ) -> store::Result<store::Voted> {
+        self.time(StoreOp::Decide, |store| store.vote(id, vote, tally))
+    }
+
+    fn votes(&mut self, id: &str) -> store::Result<Vec<store::NewVote>> {
+        self.store.votes(id)
+    }
 }
 
 fn face_label(face: Option<AskingFace>) -> &'static str {

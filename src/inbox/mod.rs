@@ -379,11 +379,13 @@ struct Replies<'a> {
 struct Empty {}
 
 /// `ask_user inbox answer ID --reply …`: the answer document its asker gets.
+/// For a question that needs approvals, this is a vote: while it stays
+/// open, the vote's receipt comes back instead of an answer document.
 pub fn answer(
     id: &str,
     replies: &[String],
     notes: &[Option<String>],
-) -> Result<AnswerDocument, AskError> {
+) -> Result<hub::votes::Replied, AskError> {
     let path = question_path(id, "reply")?;
     let notes = if notes.iter().all(Option::is_none) {
         &[]

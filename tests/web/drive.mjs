@@ -267,6 +267,24 @@ const scenarios = {
     if (JSON.stringify(shown) !== JSON.stringify(want)) fail(`History shows ${JSON.stringify(shown)}, not ${JSON.stringify(want)}`);
   },
 
+  // Quorum (tests/team_inbox.rs): Ada's page on replica B; a question asked
+  // on A needs 2 approvals. Her vote keeps the card, which says "1 of 2";
+  // Bob's vote through A then closes it on her page.
+  async "inbox-quorum"(page) {
+    await waitForCards(page, 1);
+    await expectText(page, "article.card .approvals", "0 of 2 approvals");
+    const card = page.locator("article.card").nth(0);
+    await card.locator('input[value="o1"]').check();
+    await card.locator("button.primary").click();
+    await page.waitForFunction(
+      () => document.querySelector("article.card .approvals").textContent === "1 of 2 approvals · voted: ada",
+      null, { timeout: 10000 },
+    ).catch(async () => fail(`the card says ${JSON.stringify(await page.textContent("article.card .approvals"))}`));
+    if (await card.locator("button.primary").isDisabled()) fail("the card stays busy after a vote");
+    await handshake("voted");
+    await page.waitForSelector("#empty:not([hidden])", { timeout: 30000 });
+  },
+
   // An asker leaves while its card is on the page (tests/inbox.rs): the card
   // says for how long the inbox keeps the question, as it does for a
   // question whose asker was already gone when the page opened.

@@ -38,6 +38,7 @@ use serde_json::{Value, json};
 
 use super::http::{Target, send_up_to};
 use super::{Closed, DeliveryError, Env, Notice, Question};
+use crate::inbox::hub::votes::VoteRecorded;
 use crate::inbox::hub::{Action, Hub};
 use crate::inbox::store::Face;
 
@@ -536,6 +537,11 @@ async fn answer(target: &MatrixTarget, hub: &Hub, bot: &str, event: &Event, repl
         Some(&event.sender),
     );
     let note = match decided {
+        // A question that needs approvals and is still open: a vote.
+        Ok(line) if let Ok(vote) = serde_json::from_str::<VoteRecorded>(&line) => format!(
+            "Vote recorded for {}: {} of {} approvals. The question stays open until enough agree.",
+            event.sender, vote.approvals, vote.needed
+        ),
         Ok(_) => {
             target
                 .posted()

@@ -33,8 +33,9 @@ pub use self::sqlite::SqliteStore;
 /// (`decided_by`, a person's name); 3: who asked (`asked_by`, an asker
 /// token's name); 4: named tokens kept in the store (`inbox token add`);
 /// 5: the key of one-question links (shared by replicas), and the faces
-/// `link`, `ntfy` and `matrix`.
-pub const SCHEMA_VERSION: i64 = 5;
+/// `link`, `ntfy` and `matrix`; 6: the votes of questions that need
+/// approvals (`votes`).
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -174,6 +175,44 @@ pub trait Store: Send {
     /// one, else 32 new random bytes stored now. Get-or-create in one
     /// statement's conflict rule, so that replicas starting together agree.
     fn link_key(&mut self) -> Result<[u8; LINK_KEY_LEN]>;
+
+    /// Casts `vote` on pending question `id` (a person's later vote
+    /// replaces theirs), then hands every vote, in the order cast, to
+    /// `tally`; the outcome it returns is written in the same transaction,
+    /// so that votes racing through replicas are each counted once and the
+    /// deciding one writes the outcome once.
+    fn vote(&mut self, id: &str, vote: &NewVote, tally: Tally) -> Result<Voted>;
+
+    /// The votes cast on question `id`, in the order cast.
+    fn votes(&mut self, id: &str) -> Result<Vec<NewVote>>;
+}
+
+/// One person's vote on a question that needs approvals.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewVote {
+    /// The person's token (or device) name.
+    pub voter: String,
+    pub face: Face,
+    /// Their answers: the JSON of the answer document's `answers`.
+    pub answers: String,
+    pub at: Millis,
+}
+
+/// Decides, from every vote cast so far, whether the question now has an
+/// outcome ([`crate::inbox::hub::votes`]).
+pub type Tally = std::sync::Arc<dyn Fn(&[NewVote]) -> Option<Decision> + Send + Sync>;
+
+/// What [`Store::vote`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Voted {
+    /// The vote is kept; the question is still open. Every vote so far.
+    Counted(Vec<NewVote>),
+    /// The vote is kept and decided the question (this decision).
+    Decided(Decision),
+    /// The question already had an outcome; the vote was not kept.
+    Already(Decision),
+    /// No question has this id.
+    Unknown,
 }
 
 /// Bytes of the links' key.

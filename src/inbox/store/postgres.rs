@@ -24,13 +24,13 @@ use postgres::{Client, Row, Transaction};
 use super::tls::MakeRustls;
 
 use super::{
-    Decided, Decision, Error, Event, Millis, NewQuestion, Result, SCHEMA_VERSION, Source, Store,
-    Stored, StoredToken, TOKENS_CHANGED, TokenRole, new_id,
+    Decided, Decision, Error, Event, Face, Millis, NewQuestion, NewVote, Result, SCHEMA_VERSION,
+    Source, Store, Stored, StoredToken, TOKENS_CHANGED, Tally, TokenRole, Voted, new_id,
 };
 
 /// Each schema version's step, applied in order. A step is never edited
 /// once released: a later change is a new step.
-const MIGRATIONS: [&str; 5] = [
+const MIGRATIONS: [&str; 6] = [
     // 1: questions and their event log, as in SQLite (`seq`: the order rows
     // were stored, SQLite's rowid).
     "
@@ -129,6 +129,18 @@ CREATE TABLE ask_user_link_key (
 ALTER TABLE questions DROP CONSTRAINT questions_face_check;
 ALTER TABLE questions ADD CONSTRAINT questions_face_check
     CHECK (face IN ('page','cli','asker','inbox','link','ntfy','matrix'));
+",
+    // 6: the votes of questions that need approvals: one per person
+    // (a later vote replaces theirs), kept after the outcome.
+    "
+CREATE TABLE votes (
+    question TEXT NOT NULL REFERENCES questions (id),
+    voter    TEXT NOT NULL,
+    face     TEXT NOT NULL,
+    answers  TEXT NOT NULL,
+    at       BIGINT NOT NULL,
+    PRIMARY KEY (question, voter)
+);
 ",
 ];
 
@@ -569,6 +581,114 @@ impl Store for PostgresStore {
             super::stored_link_key(&key)
         })
     }
+
+    /// The question's row is locked (`FOR UPDATE`) before the vote goes
+    /// in: a vote through another replica waits for this transaction, then
+    /// sees this vote (or this outcome), so that each vote is counted once
+    /// and only the deciding one writes the outcome.
+    fn vote(&mut self, id: &str, vote: &NewVote, tally: Tally) -> Result<Voted> {
+        let (id, vote) = (id.to_string(), vote.clone());
+        self.call(move |client| {
+            let mut tx = client.transaction().map_err(pg)?;
+            let row = tx
+                .query_opt(
+                    &format!("SELECT {COLUMNS} FROM questions WHERE id = $1 FOR UPDATE"),
+                    &[&id],
+                )
+                .map_err(pg)?;
+            match row.as_ref().map(read_row).transpose()? {
+                None => return Ok(Voted::Unknown),
+                Some(Stored {
+                    decision: Some(decision),
+                    ..
+                }) => {
+                    // This very vote, which decided it in a first try whose
+                    // reply the lost connection swallowed (see `call`).
+                    let again = decision.by.as_deref() == Some(vote.voter.as_str())
+                        && read_votes(&mut tx, &id)?.contains(&vote);
+                    return Ok(if again {
+                        Voted::Decided(decision)
+                    } else {
+                        Voted::Already(decision)
+                    });
+                }
+                Some(_) => {}
+            }
+            tx.execute(
+                "INSERT INTO votes (question, voter, face, answers, at) VALUES ($1, $2, $3, $4, $5)
+                 ON CONFLICT (question, voter) DO UPDATE
+                     SET face = excluded.face, answers = excluded.answers, at = excluded.at",
+                &[
+                    &id,
+                    &vote.voter,
+                    &vote.face.as_str(),
+                    &vote.answers,
+                    &vote.at,
+                ],
+            )
+            .map_err(pg)?;
+            let votes = read_votes(&mut tx, &id)?;
+            let Some(decision) = tally(&votes) else {
+                notify(&mut tx, &id)?;
+                tx.commit().map_err(pg)?;
+                return Ok(Voted::Counted(votes));
+            };
+            tx.execute(
+                "UPDATE questions SET outcome = $2, face = $3, document = $4,
+                     decided_at = $5, decided_by = $6, gone_at = NULL, gone_reason = NULL
+                 WHERE id = $1 AND outcome IS NULL",
+                &[
+                    &id,
+                    &decision.outcome.as_str(),
+                    &decision.face.as_str(),
+                    &decision.document,
+                    &decision.at,
+                    &decision.by,
+                ],
+            )
+            .map_err(pg)?;
+            log_event(
+                &mut tx,
+                &id,
+                decision.at,
+                "decided",
+                Some(&decision.detail()),
+            )?;
+            notify(&mut tx, &id)?;
+            tx.commit().map_err(pg)?;
+            Ok(Voted::Decided(decision))
+        })
+    }
+
+    fn votes(&mut self, id: &str) -> Result<Vec<NewVote>> {
+        let id = id.to_string();
+        self.call(move |client| {
+            let mut tx = client.transaction().map_err(pg)?;
+            read_votes(&mut tx, &id)
+        })
+    }
+}
+
+/// The votes on question `id`, in the order cast (ties: by name).
+fn read_votes(tx: &mut Transaction<'_>, id: &str) -> Result<Vec<NewVote>> {
+    let rows = tx
+        .query(
+            "SELECT voter, face, answers, at FROM votes WHERE question = $1 ORDER BY at, voter",
+            &[&id],
+        )
+        .map_err(pg)?;
+    rows.iter()
+        .map(|row| {
+            let face: String = row.get(1);
+            Ok(NewVote {
+                voter: row.get(0),
+                face: Face::parse(&face)
+                    .ok_or_else(|| Error::Corrupt(format!("an unknown face {face:?}")))?,
+                answers: row.get(2),
+                at: row.get(3),
+            })
+        })
+        .collect()
 }
 
 const COLUMNS: &str = "id, ask_key, input, prompt, source_name, source_cwd, source_pid, \

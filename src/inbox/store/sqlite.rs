@@ -11,14 +11,14 @@ use std::time::Duration;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehavior, params};
 
 use super::{
-    Decided, Decision, Error, Event, Millis, NewQuestion, Result, SCHEMA_VERSION, Source, Store,
-    Stored, StoredToken, TokenRole, new_id,
+    Decided, Decision, Error, Event, Face, Millis, NewQuestion, NewVote, Result, SCHEMA_VERSION,
+    Source, Store, Stored, StoredToken, Tally, TokenRole, Voted, new_id,
 };
 
 /// Each schema version's step, applied in order from the store's version
 /// (`PRAGMA user_version`) to [`SCHEMA_VERSION`]. A step is never edited once
 /// released: a later change is a new step.
-const MIGRATIONS: [&str; 5] = [
+const MIGRATIONS: [&str; 6] = [
     // 1: questions and their event log.
     "
 CREATE TABLE questions (
@@ -149,6 +149,19 @@ CREATE TRIGGER asker_written_once BEFORE UPDATE OF asked_by ON questions
 BEGIN
     SELECT RAISE(ABORT, 'who asked is written once');
 END;
+",
+    // 6: the votes of questions that need approvals: one per person
+    // (a later vote replaces theirs), kept after the outcome.
+    "
+CREATE TABLE votes (
+    question TEXT NOT NULL REFERENCES questions (id),
+    voter    TEXT NOT NULL,
+    face     TEXT NOT NULL,
+    -- The JSON of the person's answers.
+    answers  TEXT NOT NULL,
+    at       INTEGER NOT NULL,
+    PRIMARY KEY (question, voter)
+) STRICT;
 ",
 ];
 
@@ -462,6 +475,93 @@ impl Store for SqliteStore {
         tx.commit()?;
         super::stored_link_key(&key)
     }
+
+    fn vote(&mut self, id: &str, vote: &NewVote, tally: Tally) -> Result<Voted> {
+        // BEGIN IMMEDIATE: the write lock from the start, so that the
+        // votes read below are all the votes there are.
+        let tx = self.immediate()?;
+        let row = tx
+            .query_row(
+                &format!("SELECT {COLUMNS} FROM questions WHERE id = ?1"),
+                [id],
+                read_row,
+            )
+            .optional()?;
+        match row.map(Columns::stored).transpose()? {
+            None => return Ok(Voted::Unknown),
+            Some(Stored {
+                decision: Some(decision),
+                ..
+            }) => {
+                // As PostgreSQL's: the deciding vote sent again exactly.
+                let again = decision.by.as_deref() == Some(vote.voter.as_str())
+                    && read_votes(&tx, id)?.contains(vote);
+                return Ok(if again {
+                    Voted::Decided(decision)
+                } else {
+                    Voted::Already(decision)
+                });
+            }
+            Some(_) => {}
+        }
+        tx.execute(
+            "INSERT INTO votes (question, voter, face, answers, at) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (question, voter) DO UPDATE
+                 SET face = excluded.face, answers = excluded.answers, at = excluded.at",
+            params![id, vote.voter, vote.face.as_str(), vote.answers, vote.at],
+        )?;
+        let votes = read_votes(&tx, id)?;
+        let Some(decision) = tally(&votes) else {
+            tx.commit()?;
+            return Ok(Voted::Counted(votes));
+        };
+        tx.execute(
+            "UPDATE questions SET outcome = ?2, face = ?3, document = ?4, decided_at = ?5,
+                 decided_by = ?6, gone_at = NULL, gone_reason = NULL
+             WHERE id = ?1 AND outcome IS NULL",
+            params![
+                id,
+                decision.outcome.as_str(),
+                decision.face.as_str(),
+                decision.document,
+                decision.at,
+                decision.by,
+            ],
+        )?;
+        log_event(&tx, id, decision.at, "decided", Some(&decision.detail()))?;
+        tx.commit()?;
+        Ok(Voted::Decided(decision))
+    }
+
+    fn votes(&mut self, id: &str) -> Result<Vec<NewVote>> {
+        read_votes(&self.conn, id)
+    }
+}
+
+/// The votes on question `id`, in the order cast (ties: by name).
+fn read_votes(conn: &Connection, id: &str) -> Result<Vec<NewVote>> {
+    let mut statement = conn.prepare(
+        "SELECT voter, face, answers, at FROM votes WHERE question = ?1 ORDER BY at, voter",
+    )?;
+    let rows = statement.query_map([id], |row| {
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get::<_, String>(1)?,
+            row.get::<_, String>(2)?,
+            row.get::<_, Millis>(3)?,
+        ))
+    })?;
+    rows.map(|row| {
+        let (voter, face, answers, at) = row?;
+        Ok(NewVote {
+            voter,
+            face: Face::parse(&face)
+                .ok_or_else(|| Error::Corrupt(format!("an unknown face {face:?}")))?,
+            answers,
+            at,
+        })
+    })
+    .collect()
 }
 
 const COLUMNS: &str = "id, ask_key, input, prompt, source_name, source_cwd, source_pid, \
