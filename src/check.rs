@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{AskError, Detail};
 
-pub use documents::{Checked, DocumentKind, check_bytes};
+pub use documents::{Checked, DocumentKind, check_bytes, check_policy_bytes};
 pub use report::{Format, render};
 
 /// One checked file: where it is, what it was taken for, and what is wrong with it.
@@ -197,6 +197,10 @@ fn unreadable(path: &Path, reason: &str) -> AskError {
 }
 
 fn check_target(target: Target) -> FileReport {
+    // A `.toml` file named on the command line is an inbox policy file
+    // (folders are walked for `*.json` only, so walks are unchanged).
+    let policy = matches!(&target, Target::File(path)
+        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml")));
     let (path, bytes, missing) = match target {
         Target::Stdin => (
             "-".to_string(),
@@ -211,6 +215,7 @@ fn check_target(target: Target) -> FileReport {
         Target::Missing(path, error) => (slashed(&path), Err(error), true),
     };
     let checked = match bytes {
+        Ok(bytes) if policy => check_policy_bytes(&bytes),
         Ok(bytes) => check_bytes(&bytes),
         Err(error) => Checked {
             kind: None,

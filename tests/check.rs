@@ -821,3 +821,55 @@ fn a_linked_file_is_checked_and_a_linked_folder_is_not_followed() {
         ]
     );
 }
+
+/// A `.toml` file named on the command line is an inbox policy file
+/// (`ask_user inbox --policy FILE`, issue #40): valid → kind "policy", exit 0;
+/// an error says its line and column, INVALID_FIELD, exit 1.
+#[test]
+fn a_toml_file_is_checked_as_an_inbox_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("good.toml"),
+        "[people.ada]\nnotify = [\"email=ada@example.com\"]\n\n[[escalate]]\nafter = \"2s\"\nnotify = \"ada\"\nvia = \"email\"\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("bad.toml"),
+        "[[escalate]]\nafter = \"2s\"\nnotify = \"ada\"\n[[escalate]]\nafter = \"1s\"\nnotify = \"oncall\"\n",
+    )
+    .unwrap();
+    fs::write(dir.path().join("binary.toml"), b"\xff\xfe").unwrap();
+    ask_user(dir.path())
+        .args(["check", "good.toml"])
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr("ask_user check: 1 file valid\n");
+    let output = ask_user(dir.path())
+        .args([
+            "check",
+            "--format",
+            "json",
+            "good.toml",
+            "bad.toml",
+            "binary.toml",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let files = report["files"].as_array().expect("files");
+    assert_eq!(files[0]["kind"], "policy");
+    assert_eq!(files[0]["status"], "valid");
+    assert_eq!(files[1]["kind"], "policy");
+    assert_eq!(files[1]["error"]["code"], "INVALID_FIELD");
+    assert_eq!(
+        files[1]["error"]["message"],
+        "policy: line 5, column 9: escalate[2].after must be later than the step before it"
+    );
+    assert_eq!(files[2]["error"]["code"], "INVALID_FIELD");
+    assert_eq!(
+        files[2]["error"]["message"],
+        "the policy file is not UTF-8 (byte 0)"
+    );
+}

@@ -33,6 +33,8 @@ pub enum DocumentKind {
     Prompt,
     Answer,
     Error,
+    /// An inbox's `--policy` file (a `.toml` file named on the command line).
+    Policy,
 }
 
 impl DocumentKind {
@@ -42,6 +44,7 @@ impl DocumentKind {
             DocumentKind::Prompt => "prompt",
             DocumentKind::Answer => "answer",
             DocumentKind::Error => "error",
+            DocumentKind::Policy => "policy",
         }
     }
 }
@@ -55,6 +58,31 @@ pub struct Checked {
 }
 
 type Result<T> = std::result::Result<T, AskError>;
+
+/// Checks an inbox policy file's bytes (`ask_user inbox --policy FILE`):
+/// UTF-8, then [`crate::inbox::policy::parse`]; an error names its line and
+/// column in the message (the `path` field is for JSON paths, so it is unset).
+pub fn check_policy_bytes(bytes: &[u8]) -> Checked {
+    if let Err(error) = input::check_size(bytes) {
+        return Checked {
+            kind: Some(DocumentKind::Policy),
+            error: Some(error),
+        };
+    }
+    let error = match std::str::from_utf8(bytes) {
+        Err(e) => Some(AskError::InvalidField(Detail::new(format!(
+            "the policy file is not UTF-8 (byte {})",
+            e.valid_up_to()
+        )))),
+        Ok(text) => crate::inbox::policy::parse(text)
+            .err()
+            .map(|e| AskError::InvalidField(Detail::new(format!("policy: {e}")))),
+    };
+    Checked {
+        kind: Some(DocumentKind::Policy),
+        error,
+    }
+}
 
 /// Checks one file's bytes: size limit, BOM, JSON, then the rules of what it is.
 pub fn check_bytes(bytes: &[u8]) -> Checked {
@@ -75,6 +103,9 @@ pub fn check_bytes(bytes: &[u8]) -> Checked {
         DocumentKind::Error => {
             read::<ErrorDocument<'static>>(object, kind).and_then(|d| check_error(&d))
         }
+        // `classify` never says policy: policies are TOML, chosen by the
+        // file's name before the bytes are read (check_policy_bytes).
+        DocumentKind::Policy => Ok(()),
     };
     Checked {
         kind: Some(kind),

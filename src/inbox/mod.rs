@@ -18,6 +18,7 @@ pub mod metrics;
 pub mod notify;
 pub mod pair;
 pub mod phone;
+pub mod policy;
 pub mod routes;
 pub mod state;
 pub mod store;
