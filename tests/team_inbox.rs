@@ -1235,6 +1235,53 @@ fn concurrent_asks_and_answers_through_two_pooled_replicas_lose_nothing_and_keep
         "0"
     );
     let [a, b] = replicas;
+    a.stop();
+    b.stop();
+}
+
+fn store_connections_out_of_range_is_a_usage_error() {
+    let dir = state();
+    for n in ["0", "33", "four"] {
+        let out = command(dir.path(), &["inbox", "--store-connections", n])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{n}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!(
+                "invalid value '{n}' for '--store-connections <N>': \"{n}\" is out of range: give 1 to 32 connections"
+            )),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
+/// `--store-connections N`: N connections to the database a replica, plus
+/// its listening one; the default is 4.
+fn each_replica_opens_its_store_connections_and_one_to_listen() {
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let name = url.rsplit('/').next().unwrap().to_string();
+    let others = || {
+        server
+            .psql(
+                &name,
+                "SELECT count(*) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND pid <> pg_backend_pid()",
+            )
+            .unwrap()
+    };
+    let (dir_a, dir_b) = (state(), state());
+    let a = replica(dir_a.path(), &url, &["--store-connections", "3"]);
+    until(SOON, "A's 3 + 1 connections", || others() == "4");
+    let b = replica(dir_b.path(), &url, &[]);
+    until(SOON, "B's default 4 + 1 more", || others() == "9");
+    a.stop();
+    b.stop();
+    until(SOON, "none once both stopped", || others() == "0");
+}
+
 /// Issue #40's quorum: five persons vote at the same instant, through two
 /// replicas, on a question that needs three; repeated. Each time exactly one
 /// vote decides, the asker gets that one document, and it lists the three
@@ -1375,47 +1422,6 @@ fn quorum_votes_racing_through_two_replicas_count_once_and_decide_once() {
     b.stop();
 }
 
-fn store_connections_out_of_range_is_a_usage_error() {
-    let dir = state();
-    for n in ["0", "33", "four"] {
-        let out = command(dir.path(), &["inbox", "--store-connections", n])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{n}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            stderr.contains(&format!(
-                "invalid value '{n}' for '--store-connections <N>': \"{n}\" is out of range: give 1 to 32 connections"
-            )),
-            "{stderr}"
-        );
-        assert!(out.stdout.is_empty());
-    }
-}
-
-/// `--store-connections N`: N connections to the database a replica, plus
-/// its listening one; the default is 4.
-fn each_replica_opens_its_store_connections_and_one_to_listen() {
-    let server = harness::require(postgres::shared(), postgres::MISSING);
-    let url = server.new_database();
-    let name = url.rsplit('/').next().unwrap().to_string();
-    let others = || {
-        server
-            .psql(
-                &name,
-                "SELECT count(*) FROM pg_stat_activity \
-                 WHERE datname = current_database() AND pid <> pg_backend_pid()",
-            )
-            .unwrap()
-    };
-    let (dir_a, dir_b) = (state(), state());
-    let a = replica(dir_a.path(), &url, &["--store-connections", "3"]);
-    until(SOON, "A's 3 + 1 connections", || others() == "4");
-    let b = replica(dir_b.path(), &url, &[]);
-    until(SOON, "B's default 4 + 1 more", || others() == "9");
-    a.stop();
-    b.stop();
-    until(SOON, "none once both stopped", || others() == "0");
 /// The page of a question that needs approvals (headless Chromium): Ada's
 /// page on B shows "0 of 2 approvals", her vote keeps the card and says
 /// "1 of 2 approvals · voted: ada", and Bob's vote through A closes it.

@@ -338,8 +338,7 @@ impl Hub {
         let mut open = HashMap::new();
         for stored in store.pending().map_err(store_error)? {
             if let Some(mut question) = Open::from_stored(&stored, Some(now)) {
-                question.ballot =
-                    votes::stored_ballot(store, &stored.id, &question.prompt)?;
+                question.ballot = votes::stored_ballot(store, &stored.id, &question.prompt)?;
                 open.insert(stored.id, question);
             }
         }
@@ -998,8 +997,7 @@ impl Hub {
                 let Some(mut open) = Open::from_stored(&pending, None) else {
                     return;
                 };
-                open.ballot =
-                    votes::stored_ballot(store, &id, &open.prompt).unwrap_or(None);
+                open.ballot = votes::stored_ballot(store, &id, &open.prompt).unwrap_or(None);
                 if let Ok(listed) = self.listed(&id, &open) {
                     state.open.insert(id, open);
                     let _ = self.changes.send(Change::Asked(listed));

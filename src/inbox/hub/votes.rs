@@ -20,7 +20,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::{Hub, already_decided, rfc3339, store_error, unknown_question};
-use crate::answer::{Answer, AnswerDocument, AnsweredBy, AnswererKind, Channel, Vote};
+use crate::answer::{Answer, AnswerDocument, AnsweredBy, AnswererKind, Vote};
 use crate::error::{AskError, Detail};
 use crate::inbox::store::{self, Decision, Face, NewVote, Outcome, Store, Voted};
 use crate::model::{Approvals, Prompt, find_choice};
@@ -194,7 +194,7 @@ pub fn tally(quorum: &Quorum, id: &str, votes: &[NewVote], at: store::Millis) ->
         .map(|(index, (vote, answers))| Vote {
             kind: AnswererKind::Person,
             name: vote.voter.clone(),
-            channel: channel(vote.face),
+            channel: super::provenance::channel(vote.face),
             voted_at: rfc3339(vote.at),
             veto: veto == Some(index),
             answers: answers.clone(),
@@ -224,18 +224,6 @@ fn most_agreeing(votes: &[NewVote]) -> u32 {
         .map(|key| keys.iter().filter(|other| *other == key).count())
         .max()
         .unwrap_or(0) as u32
-}
-
-/// Where a vote was given, from the face it came through.
-pub fn channel(face: Face) -> Channel {
-    match face {
-        Face::Page => Channel::Page,
-        Face::Cli => Channel::Cli,
-        Face::Link => Channel::Link,
-        Face::Ntfy => Channel::Ntfy,
-        Face::Matrix => Channel::Matrix,
-        Face::Asker | Face::Inbox => Channel::Inbox,
-    }
 }
 
 impl Hub {
