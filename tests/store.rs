@@ -715,6 +715,7 @@ fn token(name: &str, role: TokenRole, byte: u8) -> StoredToken {
         role,
         digest: vec![byte; 32],
         added_at: 1_000 + Millis::from(byte),
+        groups: Vec::new(),
     }
 }
 

@@ -15,6 +15,7 @@ use serde_json::value::RawValue;
 use tokio::sync::{broadcast, watch};
 
 mod links;
+mod routing;
 
 pub use links::LinkTarget;
 
@@ -249,6 +250,8 @@ pub struct Hub {
     /// Where links point: the public URL, else the inbox's own (set once
     /// the server is bound; [`Hub::link_for`] is `None` before).
     link_base: OnceLock<String>,
+    /// Person tokens' names and groups, for `to` ([`Hub::people_for`]).
+    people: routing::People,
 }
 
 struct State {
@@ -286,6 +289,7 @@ impl Hub {
             metrics,
             link_key,
             link_base: OnceLock::new(),
+            people: Default::default(),
         })
     }
 

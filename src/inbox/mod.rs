@@ -19,6 +19,7 @@ pub mod notify;
 pub mod pair;
 pub mod phone;
 pub mod routes;
+pub mod routing;
 pub mod state;
 pub mod store;
 pub mod tokens;

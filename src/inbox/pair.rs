@@ -203,6 +203,7 @@ pub fn begin(
         role: TokenRole::Person,
         digest: digest(&code).to_vec(),
         added_at: now,
+        groups: Vec::new(),
     };
     if !store.add_token(&row)? {
         return Ok(Err(AskError::InvalidField(Detail::at(

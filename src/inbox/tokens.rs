@@ -122,6 +122,7 @@ pub fn parse(text: &str) -> Result<Vec<(String, Holder)>, (usize, String)> {
 /// Reads the named tokens kept in the store into `digests` (the guard's).
 pub fn reload(hub: &Hub, digests: &Digests) -> Result<(), AskError> {
     let stored = hub.stored_tokens()?;
+    hub.set_people(&stored);
     digests.replace(stored.into_iter().filter_map(as_digest).collect());
     Ok(())
 }
@@ -190,6 +191,7 @@ pub fn add(
         role,
         digest: digest(&token).to_vec(),
         added_at: store::now_ms(),
+        groups: Vec::new(),
     };
     Ok(store.add_token(&stored)?.then(|| Added {
         name: name.to_string(),
@@ -280,6 +282,7 @@ mod tests {
             role: TokenRole::Person,
             digest: digest(T1).to_vec(),
             added_at: 0,
+            groups: Vec::new(),
         };
         assert_eq!(as_digest(pending), None);
         let paired = StoredToken {
@@ -287,6 +290,7 @@ mod tests {
             role: TokenRole::Person,
             digest: digest(T1).to_vec(),
             added_at: 0,
+            groups: Vec::new(),
         };
         assert_eq!(
             as_digest(paired),

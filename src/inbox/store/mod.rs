@@ -186,6 +186,9 @@ pub struct StoredToken {
     pub role: TokenRole,
     pub digest: Vec<u8>,
     pub added_at: Millis,
+    /// The groups of a person token (`--group`, issue #40), sorted; none
+    /// for an asker.
+    pub groups: Vec<String>,
 }
 
 /// What a named token may do ([`crate::server::guard::Holder`]).

@@ -505,6 +505,7 @@ impl Store for PostgresStore {
                             .ok_or_else(|| Error::Corrupt(format!("a token of role {role:?}")))?,
                         digest: row.get(2),
                         added_at: row.get(3),
+                        groups: Vec::new(),
                     })
                 })
                 .collect()

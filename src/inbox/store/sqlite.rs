@@ -425,6 +425,7 @@ impl Store for SqliteStore {
                 role,
                 digest,
                 added_at,
+                groups: Vec::new(),
             });
         }
         Ok(tokens)
