@@ -121,6 +121,7 @@ suite!(
     a_newer_schema_is_refused,
     who_asked_is_kept_and_written_once,
     named_tokens_are_kept_by_digest_once_per_name,
+    a_person_tokens_groups_are_kept_sorted_once_each,
     the_link_key_is_made_once_and_shared_by_replicas_opening_together,
     the_faces_of_links_and_channels_are_stored_and_others_refused,
 );
@@ -413,7 +414,7 @@ fn history_is_the_decided_questions_newest_first_and_write_once(place: &Place) {
 fn an_empty_store_is_created_at_the_current_schema(place: &Place) {
     let mut store = place.open();
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
-    assert_eq!(SCHEMA_VERSION, 5);
+    assert_eq!(SCHEMA_VERSION, 6);
     let kind = store.kind();
     assert_eq!(
         kind,
@@ -588,14 +589,15 @@ fn a_newer_schema_is_refused(place: &Place) {
             err,
             Error::NewerSchema {
                 found: 99,
-                known: 5
+                known: SCHEMA_VERSION
             }
         ),
         "{err:?}"
     );
     assert!(
-        err.to_string()
-            .contains("newer ask_user (schema 99, this one knows 5)"),
+        err.to_string().contains(&format!(
+            "newer ask_user (schema 99, this one knows {SCHEMA_VERSION})"
+        )),
         "{err}"
     );
 }
@@ -717,6 +719,24 @@ fn token(name: &str, role: TokenRole, byte: u8) -> StoredToken {
         added_at: 1_000 + Millis::from(byte),
         groups: Vec::new(),
     }
+}
+
+fn a_person_tokens_groups_are_kept_sorted_once_each(place: &Place) {
+    let mut store = place.open();
+    let groups = |names: &[&str]| names.iter().map(|g| g.to_string()).collect::<Vec<_>>();
+    let ada = StoredToken {
+        groups: groups(&["ops", "db", "ops"]),
+        ..token("Ada", TokenRole::Person, 1)
+    };
+    assert!(store.add_token(&ada).unwrap());
+    assert!(
+        store
+            .add_token(&token("Bob", TokenRole::Person, 2))
+            .unwrap()
+    );
+    let kept = place.open().tokens().unwrap();
+    assert_eq!(kept[0].groups, groups(&["db", "ops"]));
+    assert_eq!(kept[1].groups, groups(&[]));
 }
 
 fn named_tokens_are_kept_by_digest_once_per_name(place: &Place) {

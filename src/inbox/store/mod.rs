@@ -32,7 +32,7 @@ pub use self::sqlite::SqliteStore;
 /// token's name); 4: named tokens kept in the store (`inbox token add`);
 /// 5: the key of one-question links (shared by replicas), and the faces
 /// `link`, `ntfy` and `matrix`.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -189,6 +189,20 @@ pub struct StoredToken {
     /// The groups of a person token (`--group`, issue #40), sorted; none
     /// for an asker.
     pub groups: Vec<String>,
+}
+
+/// A token's groups as stored (`member_of`): space-separated, sorted, once
+/// each (group names have no spaces: `tokens::check_name`).
+fn join_groups(groups: &[String]) -> String {
+    let mut groups: Vec<&str> = groups.iter().map(String::as_str).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    groups.join(" ")
+}
+
+/// The stored `member_of` as a list ('' is none).
+fn split_groups(stored: &str) -> Vec<String> {
+    stored.split_whitespace().map(str::to_string).collect()
 }
 
 /// What a named token may do ([`crate::server::guard::Holder`]).
