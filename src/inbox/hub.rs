@@ -81,6 +81,10 @@ pub struct Listed<'a> {
     pub asker_gone: Option<Gone>,
     /// The question's prompt document, as `ask_user prompt` prints it.
     pub document: &'a RawValue,
+    /// Who it is addressed to (the input's `to`: a person or a group;
+    /// issue #40). The page lists it under "For you" for them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<&'a str>,
 }
 
 /// The "asker gone" mark of a pending question.
@@ -1009,6 +1013,7 @@ impl Hub {
                 kept_until: rfc3339(since.saturating_add(millis(self.retention))),
             }),
             document,
+            to: open.prompt.routing.to.as_deref(),
         };
         Ok(crate::document_line(&listed).into())
     }

@@ -7,8 +7,9 @@
 use std::sync::Mutex;
 
 use super::Hub;
-use crate::inbox::routing::reaches;
+use crate::inbox::routing::{Me, reaches};
 use crate::inbox::store::{StoredToken, TokenRole};
+use crate::server::guard::Holder;
 
 /// The person tokens' names and groups, as last read from the store.
 #[derive(Default)]
@@ -56,6 +57,23 @@ impl Hub {
     /// person token has that name (e.g. a person of a `--tokens` file).
     pub fn groups_of(&self, name: &str) -> Option<Vec<String>> {
         self.people.groups_of(name)
+    }
+
+    /// `GET /api/me` for `holder`: a person's name and groups (groups from
+    /// the cache: none for a person of a `--tokens` file); the inbox's own
+    /// token has no name. Askers never get here (routes' `forbidden`); were
+    /// one to, it would learn nothing.
+    pub fn me(&self, holder: &Holder) -> Me {
+        match holder {
+            Holder::Person(name) => Me {
+                name: Some(name.clone()),
+                groups: self.groups_of(name).unwrap_or_default(),
+            },
+            _ => Me {
+                name: None,
+                groups: Vec::new(),
+            },
+        }
     }
 
     /// Refreshes the cache from the store's tokens (askers and pairing
