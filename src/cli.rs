@@ -426,7 +426,7 @@ pub enum TokenVerb {
     #[command(
         after_help = "Prints {\"name\",\"role\",\"token\"}: the token is shown this once. A running inbox\n\
         takes it within 5 s (PostgreSQL replicas: at once). Exit codes: 0 kept, 1 error (WEB_ERROR:\n\
-        the store), 2 usage error (a bad or taken name)."
+        the store), 2 usage error (a bad or taken name, a bad group, --group on an asker)."
     )]
     Add {
         /// person (lists, answers, reads history) or asker (asks, waits for its own questions).
@@ -434,8 +434,12 @@ pub enum TokenVerb {
         role: TokenRoleArg,
         /// Who holds it: recorded in history as who answered (1 to 64 characters, no spaces).
         name: String,
+        /// A group this person belongs to (repeatable; person tokens only): a question's
+        /// `to` reaches everyone in the group. Named like tokens (1 to 64 characters, no spaces).
+        #[arg(long = "group", value_name = "G")]
+        groups: Vec<String>,
     },
-    /// Print one JSON line per kept token: name, role, addedAt (never the token).
+    /// Print one JSON line per kept token: name, role, groups, addedAt (never the token).
     List,
     /// Forget NAME's token: a running inbox refuses it within 5 s (PostgreSQL replicas: at once).
     Remove { name: String },

@@ -321,9 +321,10 @@ fn inbox(args: InboxArgs) -> i32 {
         Some(InboxVerb::Token { store, verb }) => {
             use ask_user::inbox::tokens::{Command, Refused, run};
             let command = match verb {
-                TokenVerb::Add { role, name } => Command::Add {
+                TokenVerb::Add { role, name, groups } => Command::Add {
                     role: role.into(),
                     name,
+                    groups,
                 },
                 TokenVerb::List => Command::List,
                 TokenVerb::Remove { name } => Command::Remove { name },

@@ -726,6 +726,7 @@ fn nothing_without_the_token_reads_or_answers_a_question() {
         ("GET", "/"),
         ("GET", "/api/events"),
         ("GET", "/api/questions"),
+        ("GET", "/api/me"),
         ("GET", wait_path.as_str()),
         ("GET", "/metrics"),
         ("GET", "/metrics?token=0123456789abcdef0123456789abcdef"),

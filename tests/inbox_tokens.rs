@@ -159,3 +159,65 @@ fn every_error_of_token_has_its_message_and_exit_code() {
         "{listed}"
     );
 }
+
+#[test]
+fn a_person_token_has_groups_listed_and_an_asker_none() {
+    let dir = state();
+    let (code, stdout, stderr) = token(
+        dir.path(),
+        &["add", "person", "Ada", "--group", "ops", "--group", "db"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let added: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(added["name"], "Ada");
+    assert_eq!(token(dir.path(), &["add", "person", "Bob"]).0, 0);
+    assert_eq!(token(dir.path(), &["add", "asker", "ci"]).0, 0);
+    let usage = |args: &[&str], says: &str| {
+        let (code, stdout, stderr) = token(dir.path(), args);
+        assert_eq!((code, stdout.as_str()), (2, ""), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    };
+    usage(
+        &["add", "asker", "ci2", "--group", "ops"],
+        "--group is for person tokens only (an asker is never addressed)",
+    );
+    usage(
+        &["add", "person", "Eve", "--group", "on call"],
+        "\"on call\" is not a group name: 1 to 64 visible characters, no spaces",
+    );
+    usage(
+        &["add", "person", "Eve", "--group", ""],
+        "\"\" is not a group name",
+    );
+    usage(
+        &["add", "person", "Eve", "--group", &"g".repeat(65)],
+        "is not a group name",
+    );
+    usage(&["add", "person", "Eve", "--group"], "a value is required");
+    // Nothing refused was kept; groups are listed sorted, never a token.
+    let (code, listed) = run(dir.path(), &["inbox", "token", "list"]);
+    assert_eq!(code, 0);
+    let rows: Vec<Value> = listed
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let shown: Vec<(Value, Value, Value)> = rows
+        .iter()
+        .map(|row| {
+            (
+                row["name"].clone(),
+                row["role"].clone(),
+                row["groups"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            (json!("Ada"), json!("person"), json!(["db", "ops"])),
+            (json!("Bob"), json!("person"), json!([])),
+            (json!("ci"), json!("asker"), json!([])),
+        ]
+    );
+    assert!(!listed.contains(added["token"].as_str().unwrap()));
+}

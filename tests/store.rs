@@ -121,6 +121,7 @@ suite!(
     a_newer_schema_is_refused,
     who_asked_is_kept_and_written_once,
     named_tokens_are_kept_by_digest_once_per_name,
+    a_person_tokens_groups_are_kept_sorted_once_each,
     the_link_key_is_made_once_and_shared_by_replicas_opening_together,
     the_faces_of_links_and_channels_are_stored_and_others_refused,
     votes_racing_on_two_replicas_count_once_and_decide_once,
@@ -717,7 +718,26 @@ fn token(name: &str, role: TokenRole, byte: u8) -> StoredToken {
         role,
         digest: vec![byte; 32],
         added_at: 1_000 + Millis::from(byte),
+        groups: Vec::new(),
     }
+}
+
+fn a_person_tokens_groups_are_kept_sorted_once_each(place: &Place) {
+    let mut store = place.open();
+    let groups = |names: &[&str]| names.iter().map(|g| g.to_string()).collect::<Vec<_>>();
+    let ada = StoredToken {
+        groups: groups(&["ops", "db", "ops"]),
+        ..token("Ada", TokenRole::Person, 1)
+    };
+    assert!(store.add_token(&ada).unwrap());
+    assert!(
+        store
+            .add_token(&token("Bob", TokenRole::Person, 2))
+            .unwrap()
+    );
+    let kept = place.open().tokens().unwrap();
+    assert_eq!(kept[0].groups, groups(&["db", "ops"]));
+    assert_eq!(kept[1].groups, groups(&[]));
 }
 
 fn named_tokens_are_kept_by_digest_once_per_name(place: &Place) {

@@ -39,6 +39,7 @@ common::harness::main!(
     each_replica_opens_its_store_connections_and_one_to_listen,
     quorum_votes_racing_through_two_replicas_count_once_and_decide_once,
     a_quorum_card_counts_the_votes_of_every_replica_in_the_page,
+    a_persons_groups_reach_every_replica_and_an_asker_learns_none,
 );
 
 fn replica(dir: &std::path::Path, url: &str, extra: &[&str]) -> Inbox {
@@ -1477,4 +1478,98 @@ fn a_quorum_card_counts_the_votes_of_every_replica_in_the_page() {
     assert_eq!(document["answeredBy"][0]["channel"], "page");
     a.stop();
     b.stop();
+}
+
+/// Addressing (issue #40) on PostgreSQL: a person token added with a group
+/// is seen with its group by both replicas at once (the TOKENS_CHANGED
+/// notice), a question asked on A with `to` shows it on B, and an asker
+/// learns no names or groups on either replica.
+fn a_persons_groups_reach_every_replica_and_an_asker_learns_none() {
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let (dir_a, dir_b, admin) = (state(), state(), state());
+    let a = replica(dir_a.path(), &url, &[]);
+    let b = replica(dir_b.path(), &url, &[]);
+    let add = |args: &[&str]| {
+        let mut all = vec!["inbox", "token", "add"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--store", &url]);
+        let (code, added) = run(admin.path(), &all);
+        assert_eq!(code, 0, "{added}");
+        serde_json::from_str::<Value>(&added).unwrap()["token"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let ci = add(&["asker", "ci"]);
+    let ada = add(&["person", "Ada", "--group", "ops", "--group", "db"]);
+    let me = json!({"name": "Ada", "groups": ["db", "ops"]});
+    for inbox in [&a, &b] {
+        slowly_until(
+            Duration::from_millis(2500),
+            "Ada's groups on every replica",
+            || {
+                let got = call(inbox, &ada, "GET", "/api/me", "");
+                got.status == 200
+                    && serde_json::from_str::<Value>(&got.body).ok() == Some(me.clone())
+            },
+        );
+    }
+    // An asker on A: a known and an unknown `to` alike; nothing to read.
+    let ask = |key: &str, to: &str| {
+        let body = json!({"key": key, "input": {"question": "Deploy?", "options": ["yes", "no"], "to": to}});
+        call(&a, &ci, "POST", "/api/ask", &body.to_string())
+    };
+    let known = ask("k", "ops");
+    let unknown = ask("u", "nobody-here");
+    assert_eq!(
+        (known.status, unknown.status),
+        (201, 201),
+        "{}",
+        unknown.body
+    );
+    let keys = |body: &str| {
+        serde_json::from_str::<Value>(body)
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(keys(&known.body), keys(&unknown.body));
+    for inbox in [&a, &b] {
+        for path in [
+            "/api/me",
+            "/api/questions",
+            "/api/history",
+            "/api/events",
+            "/metrics",
+        ] {
+            let got = call(inbox, &ci, "GET", path, "");
+            assert_eq!(got.status, 403, "{path}: {}", got.body);
+            assert!(
+                !got.body.contains("Ada") && !got.body.contains("ops"),
+                "{path}: {}",
+                got.body
+            );
+        }
+    }
+    // B's page sees the question asked on A with its `to`.
+    let id = serde_json::from_str::<Value>(&known.body).unwrap()["inboxId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    until(SOON, "the question on B", || {
+        let listed = call(&b, &ada, "GET", "/api/questions", "");
+        serde_json::from_str::<Value>(&listed.body)
+            .ok()
+            .and_then(|list| {
+                list.as_array()?
+                    .iter()
+                    .find(|q| q["inboxId"] == json!(id))
+                    .map(|q| q["to"] == json!("ops"))
+            })
+            .unwrap_or(false)
+    });
 }

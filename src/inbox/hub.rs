@@ -16,6 +16,7 @@ use tokio::sync::{broadcast, watch};
 
 mod links;
 pub mod provenance;
+mod routing;
 pub mod votes;
 
 pub use links::LinkTarget;
@@ -85,6 +86,10 @@ pub struct Listed<'a> {
     /// For a question that needs approvals: how many agree so far, and who voted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approvals: Option<&'a votes::Ballot>,
+    /// Who it is addressed to (the input's `to`: a person or a group;
+    /// issue #40). The page lists it under "For you" for them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<&'a str>,
 }
 
 /// The "asker gone" mark of a pending question.
@@ -267,6 +272,8 @@ pub struct Hub {
     /// The operating system's user running the inbox: the person behind
     /// its own token, in `answeredBy`.
     inbox_user: String,
+    /// Person tokens' names and groups, for `to` ([`Hub::people_for`]).
+    people: routing::People,
 }
 
 struct State {
@@ -361,6 +368,7 @@ impl Hub {
             link_key,
             link_base: OnceLock::new(),
             inbox_user: crate::platform::user::name(),
+            people: Default::default(),
         })
     }
 
@@ -1174,6 +1182,7 @@ impl Hub {
             }),
             document,
             approvals: open.ballot.as_ref(),
+            to: open.prompt.routing.to.as_deref(),
         };
         Ok(crate::document_line(&listed).into())
     }

@@ -764,6 +764,7 @@ mod tests {
             role: store::TokenRole::Person,
             digest: vec![7; 32],
             added_at: 4_000,
+            groups: Vec::new(),
         };
         assert!(store.add_token(&token).unwrap());
         assert!(!store.add_token(&token).unwrap(), "the name is taken");

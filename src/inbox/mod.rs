@@ -20,6 +20,7 @@ pub mod pair;
 pub mod phone;
 pub mod policy;
 pub mod routes;
+pub mod routing;
 pub mod state;
 pub mod store;
 pub mod tokens;

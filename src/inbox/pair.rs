@@ -203,6 +203,7 @@ pub fn begin(
         role: TokenRole::Person,
         digest: digest(&code).to_vec(),
         added_at: now,
+        groups: Vec::new(),
     };
     if !store.add_token(&row)? {
         return Ok(Err(AskError::InvalidField(Detail::at(
@@ -241,7 +242,7 @@ pub fn claim(
         return Ok(Err(Refused::Expired));
     }
     let name = row.name.trim_end_matches(PENDING_SUFFIX).to_string();
-    match tokens::add(store, TokenRole::Person, &name)? {
+    match tokens::add(store, TokenRole::Person, &name, &[])? {
         Some(added) => Ok(Ok(Device {
             name: added.name,
             token: added.token,
@@ -448,7 +449,7 @@ mod tests {
         let code = begin(&mut *store, "https://h", Some("tab"), 0)
             .unwrap()
             .unwrap();
-        tokens::add(&mut *store, TokenRole::Asker, "tab")
+        tokens::add(&mut *store, TokenRole::Asker, "tab", &[])
             .unwrap()
             .unwrap();
         assert_eq!(

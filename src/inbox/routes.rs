@@ -12,6 +12,7 @@
 //! | `GET /api/events` | page | server-sent events: `snapshot`, `asked`, `closed`, `presence` |
 //! | `GET /api/questions` | `inbox list` | the pending questions, oldest first |
 //! | `GET /api/history?limit=N` | page, `inbox history` | the decided questions, newest first |
+//! | `GET /api/me` | page | `{"name"?, "groups"}`: a person token's name and groups (the inbox's own token: no name; askers: 403) |
 //! | `POST /api/ask` | askers | a new question → `{"inboxId"}`; 503 `NO_INBOX` (with `Retry-After`) while the replica stops |
 //! | `GET /api/questions/ID/wait` | askers | server-sent events: heartbeats, then the outcome document; the stream ends without one when the replica stops (and a new wait gets 503 `NO_INBOX`) |
 //! | `POST /api/questions/ID/answer` | page | the page's answer |
@@ -135,6 +136,7 @@ impl App for Inbox {
             (Method::GET, "/api/events") => self.page_events(),
             (Method::GET, "/api/questions") => self.list(),
             (Method::GET, "/api/history") => self.history(request.query("limit")).await,
+            (Method::GET, "/api/me") => Reply::json(200, &self.hub.me(&holder)),
             (Method::POST, "/api/ask") => match request.body().await {
                 Ok(body) => match self.parse::<AskRequest>(&body) {
                     Ok(ask) => {
@@ -192,6 +194,7 @@ impl App for Inbox {
                     "/" | "/api/events"
                         | "/api/questions"
                         | "/api/history"
+                        | "/api/me"
                         | "/api/ask"
                         | "/api/away"
                         | "/metrics"

@@ -122,6 +122,7 @@ pub fn parse(text: &str) -> Result<Vec<(String, Holder)>, (usize, String)> {
 /// Reads the named tokens kept in the store into `digests` (the guard's).
 pub fn reload(hub: &Hub, digests: &Digests) -> Result<(), AskError> {
     let stored = hub.stored_tokens()?;
+    hub.set_people(&stored);
     digests.replace(stored.into_iter().filter_map(as_digest).collect());
     Ok(())
 }
@@ -156,6 +157,8 @@ pub struct Added {
 pub struct Listed {
     pub name: String,
     pub role: TokenRole,
+    /// A person token's groups, sorted (empty for none and for askers).
+    pub groups: Vec<String>,
     pub added_at: String,
 }
 
@@ -175,12 +178,29 @@ pub fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks `--group`: person tokens only (an asker is addressed by nobody),
+/// each group named like a token.
+pub fn check_groups(role: TokenRole, groups: &[String]) -> Result<(), String> {
+    if role == TokenRole::Asker && !groups.is_empty() {
+        return Err("--group is for person tokens only (an asker is never addressed)".into());
+    }
+    for group in groups {
+        check_name(group).map_err(|_| {
+            format!(
+                "{group:?} is not a group name: 1 to {MAX_NAME_CHARS} visible characters, no spaces"
+            )
+        })?;
+    }
+    Ok(())
+}
+
 /// Makes a token for `name` and keeps its digest in `store`; `Ok(None)`
 /// when the name is taken.
 pub fn add(
     store: &mut dyn Store,
     role: TokenRole,
     name: &str,
+    groups: &[String],
 ) -> Result<Option<Added>, store::Error> {
     let mut bytes = [0u8; ADDED_TOKEN_BYTES];
     getrandom::fill(&mut bytes).map_err(store::Error::Random)?;
@@ -190,6 +210,7 @@ pub fn add(
         role,
         digest: digest(&token).to_vec(),
         added_at: store::now_ms(),
+        groups: groups.to_vec(),
     };
     Ok(store.add_token(&stored)?.then(|| Added {
         name: name.to_string(),
@@ -202,9 +223,16 @@ pub fn add(
 /// state folder's SQLite file).
 #[derive(Debug, Clone)]
 pub enum Command {
-    Add { role: TokenRole, name: String },
+    Add {
+        role: TokenRole,
+        name: String,
+        /// `--group` (person tokens only).
+        groups: Vec<String>,
+    },
     List,
-    Remove { name: String },
+    Remove {
+        name: String,
+    },
 }
 
 /// Why a `token` command did nothing.
@@ -221,6 +249,9 @@ pub fn run(location: Option<store::Location>, command: Command) -> Result<Vec<St
     if let Command::Add { name, .. } | Command::Remove { name } = &command {
         check_name(name).map_err(Refused::Usage)?;
     }
+    if let Command::Add { role, groups, .. } = &command {
+        check_groups(*role, groups).map_err(Refused::Usage)?;
+    }
     let (mut store, location) = super::open_store(location).map_err(Refused::Failed)?;
     let failed = |e: store::Error| {
         Refused::Failed(AskError::StoreError(crate::error::Detail::new(format!(
@@ -229,12 +260,14 @@ pub fn run(location: Option<store::Location>, command: Command) -> Result<Vec<St
         ))))
     };
     match command {
-        Command::Add { role, name } => match add(&mut *store, role, &name).map_err(failed)? {
-            Some(added) => Ok(vec![crate::document_line(&added)]),
-            None => Err(Refused::Usage(format!(
-                "a token named {name:?} is kept already; remove it first (ask_user inbox token remove {name})"
-            ))),
-        },
+        Command::Add { role, name, groups } => {
+            match add(&mut *store, role, &name, &groups).map_err(failed)? {
+                Some(added) => Ok(vec![crate::document_line(&added)]),
+                None => Err(Refused::Usage(format!(
+                    "a token named {name:?} is kept already; remove it first (ask_user inbox token remove {name})"
+                ))),
+            }
+        }
         Command::List => Ok(list(&mut *store)
             .map_err(failed)?
             .iter()
@@ -261,6 +294,7 @@ pub fn list(store: &mut dyn Store) -> Result<Vec<Listed>, store::Error> {
         .map(|token| Listed {
             name: token.name,
             role: token.role,
+            groups: token.groups,
             added_at: super::hub::rfc3339(token.added_at),
         })
         .collect())
@@ -280,6 +314,7 @@ mod tests {
             role: TokenRole::Person,
             digest: digest(T1).to_vec(),
             added_at: 0,
+            groups: Vec::new(),
         };
         assert_eq!(as_digest(pending), None);
         let paired = StoredToken {
@@ -287,6 +322,7 @@ mod tests {
             role: TokenRole::Person,
             digest: digest(T1).to_vec(),
             added_at: 0,
+            groups: Vec::new(),
         };
         assert_eq!(
             as_digest(paired),

@@ -199,6 +199,25 @@ const scenarios = {
     if ((await page.title()) !== "ask_user inbox") fail(`title ${await page.title()}`);
   },
 
+  // Addressing (tests/inbox_team.rs): signed in as Ada (group ops), the
+  // questions to "Ada" and to "ops" are under "For you", the one to "db"
+  // and the one to nobody under the others; "For me only" hides the others.
+  async "inbox-for-you"(page) {
+    await waitForCards(page, 4);
+    await page.waitForSelector("#for-you:not([hidden])");
+    const texts = (selector) => page.$$eval(`${selector} article.card .to`, (nodes) => nodes.map((n) => n.textContent));
+    const mine = await texts("#mine-cards");
+    if (JSON.stringify(mine) !== JSON.stringify(["to ops", "to Ada"])) fail(`for you: ${mine}`);
+    const others = await page.$$eval("#cards article.card", (nodes) => nodes.length);
+    if (others !== 2) fail(`${others} other cards, not 2`);
+    if (await page.isHidden("#others-heading")) fail("no Others heading");
+    await page.selectOption("#filter", "mine");
+    if (!(await page.isHidden("#others"))) fail("For me only still shows the others");
+    if (await page.isHidden("#for-you")) fail("For me only hides For you");
+    await page.selectOption("#filter", "all");
+    if (await page.isHidden("#others")) fail("All hides the others");
+  },
+
   // Keyboard only: Tab to the second card's choice, ArrowDown, Tab, Enter;
   // then Tab to the first card's Decline, Enter. axe-core first, light and dark.
   async "inbox-keyboard-axe"(page) {

@@ -140,10 +140,7 @@ impl Quorum {
 /// Whether person `name` (member of `groups`) may vote under `from`:
 /// anyone named when `from` is absent, else that person or group.
 pub fn may_vote(from: Option<&str>, name: &str, groups: &[String]) -> bool {
-    match from {
-        None => true,
-        Some(from) => from == name || groups.iter().any(|group| group == from),
-    }
+    from.is_none_or(|from| crate::inbox::routing::reaches(from, name, groups))
 }
 
 /// What two votes must share to agree: the chosen option ids, values and
@@ -261,8 +258,9 @@ impl Hub {
                 ))));
             }
         }
-        // Groups come with wt-a's token groups; until then `from` names a person.
-        if !may_vote(quorum.from.as_deref(), person, &[]) {
+        // `from`: the person's name, or one of their token's groups.
+        let groups = self.groups_of(person).unwrap_or_default();
+        if !may_vote(quorum.from.as_deref(), person, &groups) {
             return Err(AskError::Forbidden(Detail::new(format!(
                 "question {id} takes votes from {:?} only; {person:?} is not one of them",
                 quorum.from.as_deref().unwrap_or_default()

@@ -34,8 +34,8 @@ pub use self::sqlite::SqliteStore;
 /// token's name); 4: named tokens kept in the store (`inbox token add`);
 /// 5: the key of one-question links (shared by replicas), and the faces
 /// `link`, `ntfy` and `matrix`; 6: the votes of questions that need
-/// approvals (`votes`).
-pub const SCHEMA_VERSION: i64 = 6;
+/// approvals (`votes`); 7: the groups of person tokens (`member_of`).
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -238,6 +238,23 @@ pub struct StoredToken {
     pub role: TokenRole,
     pub digest: Vec<u8>,
     pub added_at: Millis,
+    /// The groups of a person token (`--group`, issue #40), sorted; none
+    /// for an asker.
+    pub groups: Vec<String>,
+}
+
+/// A token's groups as stored (`member_of`): space-separated, sorted, once
+/// each (group names have no spaces: `tokens::check_name`).
+fn join_groups(groups: &[String]) -> String {
+    let mut groups: Vec<&str> = groups.iter().map(String::as_str).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    groups.join(" ")
+}
+
+/// The stored `member_of` as a list ('' is none).
+fn split_groups(stored: &str) -> Vec<String> {
+    stored.split_whitespace().map(str::to_string).collect()
 }
 
 /// What a named token may do ([`crate::server::guard::Holder`]).

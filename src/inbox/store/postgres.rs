@@ -30,7 +30,7 @@ use super::{
 
 /// Each schema version's step, applied in order. A step is never edited
 /// once released: a later change is a new step.
-const MIGRATIONS: [&str; 6] = [
+const MIGRATIONS: [&str; 7] = [
     // 1: questions and their event log, as in SQLite (`seq`: the order rows
     // were stored, SQLite's rowid).
     "
@@ -141,6 +141,11 @@ CREATE TABLE votes (
     at       BIGINT NOT NULL,
     PRIMARY KEY (question, voter)
 );
+",
+    // 7: the groups of a person token (`--group`, issue #40), space-separated
+    // (a group name has no spaces: `tokens::check_name`); '' for none.
+    "
+ALTER TABLE ask_user_tokens ADD COLUMN member_of TEXT NOT NULL DEFAULT '';
 ",
 ];
 
@@ -508,7 +513,7 @@ impl Store for PostgresStore {
         self.call(|client| {
             let rows = client
                 .query(
-                    "SELECT name, role, digest, added_at FROM ask_user_tokens ORDER BY name",
+                    "SELECT name, role, digest, added_at, member_of FROM ask_user_tokens ORDER BY name",
                     &[],
                 )
                 .map_err(pg)?;
@@ -521,6 +526,7 @@ impl Store for PostgresStore {
                             .ok_or_else(|| Error::Corrupt(format!("a token of role {role:?}")))?,
                         digest: row.get(2),
                         added_at: row.get(3),
+                        groups: super::split_groups(row.get(4)),
                     })
                 })
                 .collect()
@@ -534,13 +540,14 @@ impl Store for PostgresStore {
             let mut tx = client.transaction().map_err(pg)?;
             let added = tx
                 .execute(
-                    "INSERT INTO ask_user_tokens (name, role, digest, added_at)
-                     VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING",
+                    "INSERT INTO ask_user_tokens (name, role, digest, added_at, member_of)
+                     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (name) DO NOTHING",
                     &[
                         &token.name,
                         &token.role.as_str(),
                         &token.digest,
                         &token.added_at,
+                        &super::join_groups(&token.groups),
                     ],
                 )
                 .map_err(pg)?;

@@ -18,7 +18,7 @@ use super::{
 /// Each schema version's step, applied in order from the store's version
 /// (`PRAGMA user_version`) to [`SCHEMA_VERSION`]. A step is never edited once
 /// released: a later change is a new step.
-const MIGRATIONS: [&str; 6] = [
+const MIGRATIONS: [&str; 7] = [
     // 1: questions and their event log.
     "
 CREATE TABLE questions (
@@ -162,6 +162,11 @@ CREATE TABLE votes (
     at       INTEGER NOT NULL,
     PRIMARY KEY (question, voter)
 ) STRICT;
+",
+    // 7: the groups of a person token (`--group`, issue #40), space-separated
+    // (a group name has no spaces: `tokens::check_name`); '' for none.
+    "
+ALTER TABLE tokens ADD COLUMN member_of TEXT NOT NULL DEFAULT '';
 ",
 ];
 
@@ -419,18 +424,19 @@ impl Store for SqliteStore {
     fn tokens(&mut self) -> Result<Vec<StoredToken>> {
         let mut statement = self
             .conn
-            .prepare("SELECT name, role, digest, added_at FROM tokens ORDER BY name")?;
+            .prepare("SELECT name, role, digest, added_at, member_of FROM tokens ORDER BY name")?;
         let rows = statement.query_map([], |row| {
             Ok((
                 row.get::<_, String>(0)?,
                 row.get::<_, String>(1)?,
                 row.get::<_, Vec<u8>>(2)?,
                 row.get::<_, Millis>(3)?,
+                row.get::<_, String>(4)?,
             ))
         })?;
         let mut tokens = Vec::new();
         for row in rows {
-            let (name, role, digest, added_at) = row?;
+            let (name, role, digest, added_at, member_of) = row?;
             let role = TokenRole::parse(&role)
                 .ok_or_else(|| Error::Corrupt(format!("a token of role {role:?}")))?;
             tokens.push(StoredToken {
@@ -438,6 +444,7 @@ impl Store for SqliteStore {
                 role,
                 digest,
                 added_at,
+                groups: super::split_groups(&member_of),
             });
         }
         Ok(tokens)
@@ -445,13 +452,14 @@ impl Store for SqliteStore {
 
     fn add_token(&mut self, token: &StoredToken) -> Result<bool> {
         let added = self.conn.execute(
-            "INSERT INTO tokens (name, role, digest, added_at) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT (name) DO NOTHING",
+            "INSERT INTO tokens (name, role, digest, added_at, member_of)
+             VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (name) DO NOTHING",
             params![
                 token.name,
                 token.role.as_str(),
                 token.digest,
-                token.added_at
+                token.added_at,
+                super::join_groups(&token.groups)
             ],
         )?;
         Ok(added == 1)
