@@ -315,6 +315,7 @@ impl Hub {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::answer::Channel;
 
     fn quorum(count: u32, veto: Option<&str>) -> Quorum {
         let prompt = crate::input::parse(
