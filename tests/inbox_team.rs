@@ -52,7 +52,6 @@ fn shape(body: &str) -> Value {
     of(&serde_json::from_str(body).unwrap())
 }
 
-#[test]
 fn an_asker_token_learns_no_names_groups_or_other_questions() {
     let dir = state();
     let inbox = Inbox::start(dir.path());
@@ -163,7 +162,6 @@ fn an_asker_token_learns_no_names_groups_or_other_questions() {
     inbox.stop();
 }
 
-#[test]
 fn the_page_lists_questions_for_the_person_first_with_a_filter() {
     const SCENARIO: &str = "inbox-for-you";
     let chromium = chromium(&["playwright-core"]);
@@ -190,3 +188,8 @@ fn the_page_lists_questions_for_the_person_first_with_a_filter() {
         .assert_passed(SCENARIO);
     inbox.stop();
 }
+
+common::harness::main!(
+    an_asker_token_learns_no_names_groups_or_other_questions,
+    the_page_lists_questions_for_the_person_first_with_a_filter,
+);

@@ -228,14 +228,19 @@ where
     type TlsConnect = RustlsConnect;
     type Error = io::Error;
 
+    /// Called for every host of the URL before connecting, a Unix socket's
+    /// too (its domain is empty, and no TLS is ever tried on it): a host
+    /// that is no TLS name fails only if a handshake is asked of it.
     fn make_tls_connect(&mut self, domain: &str) -> io::Result<RustlsConnect> {
-        let name = crate::server::tls::server_name(domain)
-            .map_err(|why| io::Error::new(io::ErrorKind::InvalidInput, why))?;
+        let name = crate::server::tls::server_name(domain);
         Ok(RustlsConnect(self.0.clone(), name))
     }
 }
 
-pub struct RustlsConnect(tokio_rustls::TlsConnector, ServerName<'static>);
+pub struct RustlsConnect(
+    tokio_rustls::TlsConnector,
+    Result<ServerName<'static>, String>,
+);
 
 impl<S> TlsConnect<S> for RustlsConnect
 where
@@ -248,6 +253,7 @@ where
     fn connect(self, stream: S) -> Self::Future {
         let RustlsConnect(connector, name) = self;
         Box::pin(async move {
+            let name = name.map_err(|why| io::Error::new(io::ErrorKind::InvalidInput, why))?;
             connector
                 .connect(name, stream)
                 .await
@@ -439,6 +445,19 @@ mod tests {
             let url = format!("postgres://db/x?sslmode={mode}");
             assert!(split(&url).is_ok(), "{mode}");
         }
+    }
+
+    /// A Unix socket's host is no TLS name: its connector is made (the
+    /// postgres crate makes one per host) and fails only if used.
+    #[test]
+    fn a_host_that_is_no_tls_name_fails_only_at_a_handshake() {
+        let split = split("postgres://u@%2Ftmp/x").unwrap();
+        let mut config = postgres::Config::new();
+        let mut make = connector(&split, &mut config).unwrap();
+        let connect = MakeTlsConnect::<tokio::net::TcpStream>::make_tls_connect(&mut make, "");
+        assert!(connect.is_ok());
+        let connect = connect.unwrap();
+        assert!(connect.1.is_err());
     }
 
     #[test]
