@@ -33,6 +33,15 @@ fn fallback() -> String {
 mod tests {
     use super::*;
 
+    /// `name` reads this process's environment (cargo-mutants: it was
+    /// replaceable by any constant while only `name_from` was tested).
+    #[test]
+    fn the_name_is_this_processs_environments() {
+        let expected = name_from(|key| std::env::var(key).ok());
+        assert_eq!(name(), expected);
+        assert!(!name().is_empty());
+    }
+
     #[test]
     fn the_first_set_variable_names_the_user_on_one_clean_line() {
         let env = |pairs: &'static [(&'static str, &'static str)]| {
