@@ -630,7 +630,8 @@ pub fn npm_launcher_serves_mcp_to_the_typescript_sdk() {
         result["structured"],
         json!({"tool": "ask_user", "version": 1, "status": "ok",
             "answered": true, "cancelled": false, "timedOut": false,
-            "answers": [{"questionId": "q1", "values": ["SQLite"], "optionIds": ["2"]}]})
+            "answers": [{"questionId": "q1", "values": ["SQLite"], "optionIds": ["2"]}],
+            "answeredBy": crate::common::answered_by("form")})
     );
 }
 
