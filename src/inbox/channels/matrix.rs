@@ -429,7 +429,7 @@ pub async fn listen(target: Arc<MatrixTarget>, hub: Arc<Hub>) {
     wait = FIRST_RETRY;
     loop {
         let (path, limit) = match &since {
-            // The first /sync only finds where the room is now.
+            // The first /sync finds where the room is now (and its latest messages).
             None => (
                 format!(
                     "/_matrix/client/v3/sync?timeout=0&filter={}",
@@ -460,15 +460,22 @@ pub async fn listen(target: Arc<MatrixTarget>, hub: Arc<Hub>) {
             retry_later(&hub, "reading the room (/sync)", &failure, &mut wait).await;
             continue;
         };
-        if since.is_some() {
-            let events = &synced["rooms"]["join"][&target.room]["timeline"]["events"];
-            for event in events.as_array().into_iter().flatten() {
-                let Ok(event) = Event::deserialize(event) else {
-                    continue;
-                };
-                if let Some(reply) = as_reply(&event, &bot) {
-                    answer(&target, &hub, &bot, &event, reply).await;
-                }
+        // The first /sync gives the room's latest messages: of those, only
+        // replies to questions still pending here are read. The listener may
+        // start late (the homeserver was down while the question was
+        // delivered by the channel's worker), and a reply sent before it
+        // listened must still answer; anything older is history. A reply
+        // read twice (after a restart) changes nothing: its question is
+        // closed by then, or its vote is the same, and the thread's note
+        // keeps its transaction id.
+        let first = since.is_none();
+        let events = &synced["rooms"]["join"][&target.room]["timeline"]["events"];
+        for event in events.as_array().into_iter().flatten() {
+            let Ok(event) = Event::deserialize(event) else {
+                continue;
+            };
+            if let Some(reply) = as_reply(&event, &bot) {
+                answer(&target, &hub, &bot, &event, reply, first).await;
             }
         }
         since = Some(next.to_string());
@@ -524,10 +531,22 @@ async fn retry_later(hub: &Hub, doing: &str, failure: &DeliveryError, wait: &mut
 }
 
 /// A person's reply in a question's thread: answers it, or says why not.
-async fn answer(target: &MatrixTarget, hub: &Hub, bot: &str, event: &Event, reply: Reply) {
+/// `pending_only`: only when its question is pending here (the first
+/// /sync's messages, read before the listener started).
+async fn answer(
+    target: &MatrixTarget,
+    hub: &Hub,
+    bot: &str,
+    event: &Event,
+    reply: Reply,
+    pending_only: bool,
+) {
     let Some(thread) = target.thread(&reply.to, bot).await else {
         return; // a thread that is not one of the bot's questions
     };
+    if pending_only && hub.is_present(&thread.inbox_id).is_none() {
+        return;
+    }
     let replies = replies(&reply.text, thread.questions);
     let notes = vec![None; replies.len()];
     let decided = hub.decide_as(
