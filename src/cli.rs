@@ -357,7 +357,7 @@ pub enum InboxVerb {
     /// Print one JSON line per decided question, the most recently decided first.
     #[command(
         after_help = "Each line: inboxId, source, askedAt, outcome (answered, declined, cancelled, dismissed,\n\
-        timed_out, asker_gone), face (page, cli, asker, inbox, link, ntfy, matrix), decidedBy (a person token's name,\n\
+        timed_out, asker_gone), face (page, cli, asker, inbox, link, ntfy, matrix, rule), decidedBy (a person token's name or a rule's id,\n\
         when one decided), decidedAt, question (its prompt\n\
         document), answer (the answer document its asker got). Nothing in it is ever rewritten.\n\
         Exit codes: 0 done, 1 error (NO_INBOX), 2 usage error."
@@ -417,6 +417,82 @@ pub enum InboxVerb {
         store: Option<String>,
         #[command(subcommand)]
         verb: TokenVerb,
+    },
+    /// Keep standing answers: "while I am away, answer this kind of question with X".
+    #[command(
+        after_help = "A rule answers a new question that matches all of its --source, --folder, --text and\n\
+        --regex (at least one), with its --reply values (one per question, as `inbox answer`),\n\
+        until it expires; --while-away: only while its owner is away (`ask_user inbox away on`).\n\
+        Never a question marked \"human\": true, nor one that needs approvals. The answer says\n\
+        answeredBy {kind: rule, name: the rule's id}; history records face rule and the id.\n\
+        A running inbox takes a change within 5 s (PostgreSQL replicas: at once)."
+    )]
+    Rule {
+        /// The store, as `inbox --store`: a PostgreSQL URL or a SQLite file. Without it:
+        /// ASK_USER_STORE; else inbox.sqlite3 in the state folder.
+        #[arg(long, value_name = "URL|FILE", global = true)]
+        store: Option<String>,
+        #[command(subcommand)]
+        verb: RuleVerb,
+    },
+    /// A person's away switch in the store, which their --while-away rules follow.
+    #[command(
+        after_help = "Prints {\"person\",\"away\",\"since\"?}. The page's switch sets the same one for a person\n\
+        token. Exit codes: 0 done, 1 error (STORE_ERROR), 2 usage error."
+    )]
+    Away {
+        #[arg(value_enum)]
+        verb: AwayVerb,
+        /// Whose switch (a person token's name); default: this machine's user.
+        #[arg(long, value_name = "NAME")]
+        person: Option<String>,
+        /// The store, as `inbox --store`.
+        #[arg(long, value_name = "URL|FILE")]
+        store: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum RuleVerb {
+    /// Add a rule; prints it as `rule list` does, with its id.
+    #[command(
+        after_help = "Exit codes: 0 kept, 1 error (STORE_ERROR), 2 usage error (no match, no reply, a bad\n\
+        regex, a bad time)."
+    )]
+    Add {
+        /// The reply it gives: one per question, in order (as `inbox answer --reply`).
+        #[arg(long, value_name = "TEXT", required = true, allow_hyphen_values = true)]
+        reply: Vec<String>,
+        /// Only questions from this source (the host's name, as `inbox list` shows it).
+        #[arg(long, value_name = "NAME")]
+        source: Option<String>,
+        /// Only questions asked in this folder or one under it.
+        #[arg(long, value_name = "PATH")]
+        folder: Option<String>,
+        /// Only questions whose text (title, questions, contexts) contains this, in any case.
+        #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+        text: Option<String>,
+        /// Only questions whose text matches this regular expression (regex-lite syntax;
+        /// (?i) for any case).
+        #[arg(long, value_name = "REGEX", allow_hyphen_values = true)]
+        regex: Option<String>,
+        /// Only while its owner is away.
+        #[arg(long)]
+        while_away: bool,
+        /// How long it stands: seconds, or 90s, 30m, 24h, 7d (at most 365 days).
+        #[arg(long = "for", value_name = "TIME", default_value = "24h", value_parser = parse_rule_lifetime, allow_hyphen_values = true)]
+        lasts: Duration,
+        /// Whose rule it is (whose away switch --while-away follows); default: this
+        /// machine's user.
+        #[arg(long, value_name = "NAME")]
+        owner: Option<String>,
+    },
+    /// Print one JSON line per rule: id, owner, its match, replies, whileAway, addedAt, expiresAt.
+    List,
+    /// Remove a rule: no replica answers by it any more (within 5 s; PostgreSQL: at once).
+    Remove {
+        /// The rule's id (from `rule list`).
+        id: String,
     },
 }
 
@@ -695,6 +771,11 @@ pub fn parse_call_wait(text: &str) -> Result<Duration, String> {
         ));
     }
     Ok(wait)
+}
+
+/// `inbox rule add --for`: as `--retention`.
+pub fn parse_rule_lifetime(text: &str) -> Result<Duration, String> {
+    parse_retention(text).map_err(|e| e.replace("keep questions", "a rule stands"))
 }
 
 /// `inbox --retention`: seconds, or a number with `s`, `m`, `h` or `d`

@@ -8,7 +8,10 @@ use clap::Parser;
 
 mod cli;
 mod generate;
-use cli::{AskArgs, AwayVerb, Cli, Command, InboxArgs, InboxVerb, SetupArgs, TokenVerb, choose_ui};
+use cli::{
+    AskArgs, AwayVerb, Cli, Command, InboxArgs, InboxVerb, RuleVerb, SetupArgs, TokenVerb,
+    choose_ui,
+};
 
 use ask_user::answer::{AnswerDocument, Channel, resolve_replies};
 use ask_user::ask::AskOptions;
@@ -330,6 +333,56 @@ fn inbox(args: InboxArgs) -> i32 {
                 TokenVerb::Remove { name } => Command::Remove { name },
             };
             match run(store_location(store), command) {
+                Ok(lines) => print_lines(Ok(lines)),
+                Err(Refused::Usage(message)) => usage_error("inbox", &message),
+                Err(Refused::Failed(err)) => fail(&err),
+            }
+        }
+        Some(InboxVerb::Rule { store, verb }) => {
+            use ask_user::inbox::rules::{Command, Refused, Rule, run};
+            let command = match verb {
+                RuleVerb::Add {
+                    reply,
+                    source,
+                    folder,
+                    text,
+                    regex,
+                    while_away,
+                    lasts,
+                    owner,
+                } => Command::Add {
+                    owner,
+                    rule: Rule {
+                        source,
+                        folder,
+                        text,
+                        regex,
+                        replies: reply,
+                        while_away,
+                    },
+                    lasts,
+                },
+                RuleVerb::List => Command::List,
+                RuleVerb::Remove { id } => Command::Remove { id },
+            };
+            match run(store_location(store), command) {
+                Ok(lines) => print_lines(Ok(lines)),
+                Err(Refused::Usage(message)) => usage_error("inbox", &message),
+                Err(Refused::Failed(err)) => fail(&err),
+            }
+        }
+        Some(InboxVerb::Away {
+            verb,
+            person,
+            store,
+        }) => {
+            use ask_user::inbox::rules::{Refused, away};
+            let set = match verb {
+                AwayVerb::On => Some(true),
+                AwayVerb::Off => Some(false),
+                AwayVerb::Status => None,
+            };
+            match away(store_location(store), person, set) {
                 Ok(lines) => print_lines(Ok(lines)),
                 Err(Refused::Usage(message)) => usage_error("inbox", &message),
                 Err(Refused::Failed(err)) => fail(&err),

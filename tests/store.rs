@@ -14,7 +14,8 @@ use std::sync::{Arc, Barrier};
 
 use ask_user::inbox::store::{
     self, Decided, Decision, Error, Event, Face, Location, Millis, NewQuestion, NewVote, Outcome,
-    SCHEMA_VERSION, Source, Store, Stored, StoredToken, Tally, TokenRole, Voted, is_id, now_ms,
+    SCHEMA_VERSION, Source, Store, Stored, StoredRule, StoredToken, Tally, TokenRole, Voted, is_id,
+    now_ms,
 };
 use common::harness;
 use common::postgres;
@@ -126,6 +127,7 @@ suite!(
     the_faces_of_links_and_channels_are_stored_and_others_refused,
     votes_racing_on_two_replicas_count_once_and_decide_once,
     a_persons_second_vote_replaces_theirs_and_a_closed_question_takes_none,
+    rules_are_kept_once_per_id_and_away_keeps_its_first_since,
 );
 
 fn question(key: &str, asked_at: Millis) -> NewQuestion {
@@ -544,7 +546,7 @@ fn the_link_key_is_made_once_and_shared_by_replicas_opening_together(place: &Pla
 
 fn the_faces_of_links_and_channels_are_stored_and_others_refused(place: &Place) {
     let mut store = place.open();
-    for (n, face) in [Face::Link, Face::Ntfy, Face::Matrix]
+    for (n, face) in [Face::Link, Face::Ntfy, Face::Matrix, Face::Rule]
         .into_iter()
         .enumerate()
     {
@@ -935,4 +937,40 @@ fn a_persons_second_vote_replaces_theirs_and_a_closed_question_takes_none(place:
             .unwrap(),
         Voted::Unknown
     );
+}
+
+fn rules_are_kept_once_per_id_and_away_keeps_its_first_since(place: &Place) {
+    let mut store = place.open();
+    assert_eq!(store.rules().unwrap(), []);
+    let rule = |id: &str, added_at: Millis| StoredRule {
+        id: id.into(),
+        owner: "Ada".into(),
+        rule: r#"{"text":"deploy","replies":["yes"]}"#.into(),
+        added_at,
+        expires_at: added_at + 1_000,
+    };
+    assert!(store.add_rule(&rule("rule-bbbbbbbb", 2)).unwrap());
+    assert!(store.add_rule(&rule("rule-aaaaaaaa", 1)).unwrap());
+    // A taken id changes nothing.
+    assert!(!store.add_rule(&rule("rule-aaaaaaaa", 9)).unwrap());
+    // Oldest first, from another connection (another replica).
+    assert_eq!(
+        place.open().rules().unwrap(),
+        [rule("rule-aaaaaaaa", 1), rule("rule-bbbbbbbb", 2)]
+    );
+    assert!(store.remove_rule("rule-aaaaaaaa").unwrap());
+    assert!(!store.remove_rule("rule-aaaaaaaa").unwrap());
+    assert_eq!(place.open().rules().unwrap(), [rule("rule-bbbbbbbb", 2)]);
+    // Away: the first `since` stays while the person stays away.
+    assert_eq!(store.away().unwrap(), []);
+    store.set_away("Grace", Some(5)).unwrap();
+    store.set_away("Ada", Some(7)).unwrap();
+    store.set_away("Grace", Some(9)).unwrap();
+    assert_eq!(
+        place.open().away().unwrap(),
+        [("Ada".to_string(), 7), ("Grace".to_string(), 5)]
+    );
+    store.set_away("Grace", None).unwrap();
+    store.set_away("Nobody", None).unwrap();
+    assert_eq!(place.open().away().unwrap(), [("Ada".to_string(), 7)]);
 }

@@ -17,6 +17,7 @@ use tokio::sync::{broadcast, watch};
 mod links;
 pub mod provenance;
 mod routing;
+mod rules;
 pub mod votes;
 
 pub use links::LinkTarget;
@@ -114,10 +115,11 @@ pub struct HistoryEntry<'a> {
     #[serde(rename = "askedAt")]
     pub asked_at: String,
     pub outcome: &'static str,
-    /// Which face decided it: `page`, `cli`, `asker`, `inbox`, `link`, `ntfy` or `matrix`.
+    /// Which face decided it: `page`, `cli`, `asker`, `inbox`, `link`, `ntfy`, `matrix` or `rule`.
     pub face: &'static str,
-    /// The person who decided it, by the name of their token (`--tokens`);
-    /// absent when the inbox's own token (or no person) decided.
+    /// The person who decided it, by the name of their token (`--tokens`),
+    /// or the standing rule, by its id; absent when the inbox's own token
+    /// (or no person) decided.
     #[serde(rename = "decidedBy", skip_serializing_if = "Option::is_none")]
     pub decided_by: Option<&'a str>,
     #[serde(rename = "decidedAt")]
@@ -274,6 +276,8 @@ pub struct Hub {
     inbox_user: String,
     /// Person tokens' names and groups, for `to` ([`Hub::people_for`]).
     people: routing::People,
+    /// The standing answers and who is away ([`Hub::reload_rules`]).
+    rules: rules::Rules,
 }
 
 struct State {
@@ -369,6 +373,7 @@ impl Hub {
             link_base: OnceLock::new(),
             inbox_user: crate::platform::user::name(),
             people: Default::default(),
+            rules: Default::default(),
         })
     }
 
@@ -483,7 +488,11 @@ impl Hub {
             };
             drop(store);
             self.metrics.asked(request.face);
-            self.enter(&id, open)?;
+            // A standing answer ends it before it is listed (nobody is
+            // notified of a question a rule answered).
+            if self.answer_by_rule(&id, &open).is_none() {
+                self.enter(&id, open)?;
+            }
         }
         drop(asking);
         Ok(Asked { inbox_id: id })
@@ -1272,6 +1281,7 @@ fn already_decided(id: &str, decision: &Decision) -> AskError {
         (Outcome::Answered, Face::Link) => "answered through its one-question link",
         (Outcome::Answered, Face::Ntfy) => "answered from an ntfy notification",
         (Outcome::Answered, Face::Matrix) => "answered in a Matrix room",
+        (Outcome::Answered, Face::Rule) => "answered by a standing rule (ask_user inbox rule list)",
         (Outcome::Answered, _) => "answered by its asker",
         (Outcome::Declined, _) => "declined in the page",
         (Outcome::Cancelled, Face::Cli) => "cancelled from a terminal (inbox cancel)",

@@ -555,6 +555,28 @@ impl Store for Timed {
     fn votes(&mut self, id: &str) -> store::Result<Vec<store::NewVote>> {
         self.store.votes(id)
     }
+
+    /// Not timed, nor the next four: read every few seconds, and written
+    /// by `inbox rule` and `/api/away`, rarely.
+    fn rules(&mut self) -> store::Result<Vec<store::StoredRule>> {
+        self.store.rules()
+    }
+
+    fn add_rule(&mut self, rule: &store::StoredRule) -> store::Result<bool> {
+        self.store.add_rule(rule)
+    }
+
+    fn remove_rule(&mut self, id: &str) -> store::Result<bool> {
+        self.store.remove_rule(id)
+    }
+
+    fn away(&mut self) -> store::Result<Vec<(String, store::Millis)>> {
+        self.store.away()
+    }
+
+    fn set_away(&mut self, person: &str, since: Option<store::Millis>) -> store::Result<()> {
+        self.store.set_away(person, since)
+    }
 }
 
 fn face_label(face: Option<AskingFace>) -> &'static str {

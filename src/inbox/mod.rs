@@ -21,6 +21,7 @@ pub mod phone;
 pub mod policy;
 pub mod routes;
 pub mod routing;
+pub mod rules;
 pub mod state;
 pub mod store;
 pub mod tokens;
@@ -45,7 +46,7 @@ pub const DEFAULT_PORT: u16 = 27587;
 
 /// How often questions whose askers went away are looked for.
 const SWEEP_EVERY: Duration = Duration::from_secs(1);
-/// How often the named tokens kept in the store are read again (PostgreSQL
+/// How often the named tokens and the rules kept in the store are read again (PostgreSQL
 /// replicas also hear of each change at once).
 const TOKENS_EVERY: Duration = Duration::from_secs(5);
 /// After a stop signal, how long a replica on PostgreSQL keeps serving
@@ -155,6 +156,13 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
             e.detail().message
         )))
     })?;
+    hub.reload_rules().map_err(|e| {
+        AskError::StoreError(Detail::new(format!(
+            "the inbox cannot read the rules kept in its store ({})",
+            e.detail().message
+        )))
+    })?;
+    hub.set_away_file(folder.path().join(crate::away::AWAY_FILE));
     if let Location::Postgres(url) = &location {
         // Replicas on one database are one inbox: each hears the others' changes.
         let listener = Arc::clone(&hub);
@@ -164,10 +172,15 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
                 store::postgres::Notice::Changed(id) if id == store::TOKENS_CHANGED => {
                     tokens::reload(&listener, &digests)
                 }
+                store::postgres::Notice::Changed(id) if id == store::RULES_CHANGED => {
+                    listener.reload_rules()
+                }
                 store::postgres::Notice::Changed(id) => listener.refresh(&id),
                 store::postgres::Notice::CatchUp => {
                     listener.set_store_reachable(true);
-                    tokens::reload(&listener, &digests).and_then(|()| listener.resync())
+                    tokens::reload(&listener, &digests)
+                        .and_then(|()| listener.reload_rules())
+                        .and_then(|()| listener.resync())
                 }
                 store::postgres::Notice::Lost => {
                     listener.set_store_reachable(false);
@@ -265,11 +278,14 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
             tokio::select! {
                 () = asker::flag_set(stop) => {}
                 _ = async { loop { sweep.tick().await; hub.sweep(Instant::now(), store::now_ms()); } } => {}
-                // `inbox token add` and `remove` from another process (SQLite).
+                // `inbox token` and `inbox rule` from another process (SQLite;
+                // PostgreSQL replicas also hear of them at once).
                 _ = async {
                     loop {
                         reread.tick().await;
-                        if let Err(e) = tokens::reload(&hub, &digests) {
+                        if let Err(e) = tokens::reload(&hub, &digests)
+                            .and_then(|()| hub.reload_rules())
+                        {
                             eprintln!("ask_user inbox: {}", e.detail().message);
                         }
                     }

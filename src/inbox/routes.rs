@@ -21,7 +21,7 @@
 //! | `POST /api/questions/ID/reply` | `inbox answer` | `{"replies":[…],"notes":[…]}` (notes optional) |
 //! | `POST /api/questions/ID/cancel` | `inbox cancel` | cancel |
 //! | `POST /api/questions/ID/leave` | askers | `{"reason":"timeout"\|"cancelled"\|"away"\|"pending"}` |
-//! | `GET /api/away` | page | the away state (`away.json` in the state folder): `{"away": bool, "since"?: ms}` |
+//! | `GET /api/away` | page | the away state (a person token: theirs in the store; the inbox's own: `away.json` in the state folder): `{"away": bool, "since"?: ms}` |
 //! | `POST /api/away` | page | `{"away": bool}` sets it; the state as written |
 //! | `GET /metrics` | Prometheus | the counts, in its text format ([`super::metrics`]) |
 //! | `GET /healthz` | load balancers | 200 `{"status":"ok"}` while the process serves; no token |
@@ -149,10 +149,10 @@ impl App for Inbox {
                 },
                 Err(reply) => reply,
             },
-            (Method::GET, "/api/away") => self.away(None),
+            (Method::GET, "/api/away") => self.away(&holder, None),
             (Method::POST, "/api/away") => match request.body().await {
                 Ok(body) => match self.parse::<SetAway>(&body) {
-                    Ok(SetAway { away }) => self.away(Some(away)),
+                    Ok(SetAway { away }) => self.away(&holder, Some(away)),
                     Err(reply) => *reply,
                 },
                 Err(reply) => reply,
@@ -336,15 +336,37 @@ struct SetAway {
 impl Inbox {
     /// `/api/away`: the away state, set first when `set` says so. The
     /// inbox's own token and person tokens may use it (an asker's may not:
-    /// [`forbidden`]). It is the state of the machine the inbox runs on; a
-    /// team inbox (PostgreSQL) does not keep one per person yet, so there
-    /// the route says so instead of setting a state no hook reads.
-    fn away(&self, set: Option<bool>) -> Reply {
+    /// [`forbidden`]). On one machine (SQLite) it is that machine's state
+    /// (`away.json`, which the hooks read): person tokens there are the
+    /// owner's other devices, such as a paired phone. On a team inbox
+    /// (PostgreSQL) a person token's is that person's own switch in the
+    /// store (their `--while-away` rules follow it, on every replica); the
+    /// inbox's own token has none there, so the route says so instead of
+    /// setting a state no hook reads.
+    fn away(&self, holder: &Holder, set: Option<bool>) -> Reply {
+        if let Holder::Person(name) = holder
+            && self.hub.store_kind() == "postgres"
+        {
+            let state = match set {
+                Some(away) => self.hub.set_person_away(name, away),
+                None => self.hub.person_away(name),
+            };
+            return match state {
+                Ok(since) => Reply::json(
+                    200,
+                    &crate::away::Away {
+                        away: since.is_some(),
+                        since: since.and_then(|since| u64::try_from(since).ok()),
+                    },
+                ),
+                Err(err) => self.error_reply(&err),
+            };
+        }
         let file = match &self.away_file {
             Some(file) if self.hub.store_kind() == "sqlite" => file,
             _ => {
                 return self.error_reply(&AskError::WebError(Detail::new(
-                    "this inbox keeps no away state: a team inbox does not keep one per person yet; set it with `ask_user away on|off` on the machine where the hooks run",
+                    "this inbox keeps no away state for its own token: on a team inbox each person sets their own switch with their token; set the hooks' state with `ask_user away on|off` on the machine where the hooks run",
                 )));
             }
         };
@@ -833,20 +855,20 @@ mod tests {
     #[test]
     fn the_away_route_needs_the_inboxs_away_file() {
         let (dir, hub, inbox) = inbox();
-        let (status, _, refused) = body_of(inbox.away(Some(true)));
+        let (status, _, refused) = body_of(inbox.away(&Holder::Owner, Some(true)));
         assert_eq!(status, 422);
         assert_eq!(refused["error"]["code"], "WEB_ERROR");
         assert!(
             refused["error"]["message"]
                 .as_str()
                 .unwrap()
-                .contains("a team inbox does not keep one per person yet")
+                .contains("each person sets their own switch with their token")
         );
         let file = dir.path().join("away.json");
         let inbox = Inbox::new(hub).with_away_file(file.clone());
-        let (status, _, state) = body_of(inbox.away(None));
+        let (status, _, state) = body_of(inbox.away(&Holder::Owner, None));
         assert_eq!((status, state), (200, serde_json::json!({"away": false})));
-        let (status, _, state) = body_of(inbox.away(Some(true)));
+        let (status, _, state) = body_of(inbox.away(&Holder::Owner, Some(true)));
         assert_eq!((status, &state["away"]), (200, &serde_json::json!(true)));
         assert!(crate::away::read_file(&file).unwrap().away);
         // Who may: the owner and a person; an asker may not.

@@ -164,11 +164,14 @@ pub fn man_pages() -> Vec<String> {
     ] {
         pages.push(format!("ask_user-{command}.1"));
     }
-    for verb in ["answer", "cancel", "history", "list", "pair", "token"] {
+    for verb in [
+        "answer", "away", "cancel", "history", "list", "pair", "rule", "token",
+    ] {
         pages.push(format!("ask_user-inbox-{verb}.1"));
     }
     for verb in ["add", "list", "remove"] {
         pages.push(format!("ask_user-inbox-token-{verb}.1"));
+        pages.push(format!("ask_user-inbox-rule-{verb}.1"));
     }
     pages.sort();
     pages

@@ -13,6 +13,12 @@ use crate::inbox::store::Face;
 pub fn answerer(face: Face, named: Option<&str>, inbox_user: &str) -> Answerer {
     let channel = channel(face);
     match (named, face) {
+        // A standing answer: `named` is the rule's id.
+        (named, Face::Rule) => Answerer {
+            kind: AnswererKind::Rule,
+            name: named.unwrap_or("rule").to_string(),
+            channel,
+        },
         (Some(name), _) => Answerer {
             kind: AnswererKind::Person,
             name: name.to_string(),
@@ -40,7 +46,8 @@ pub fn channel(face: Face) -> Channel {
         Face::Cli => Channel::Cli,
         // The asker's own terminal answered while it waited on the inbox.
         Face::Asker => Channel::Terminal,
-        Face::Inbox => Channel::Inbox,
+        // A rule answers in the inbox itself, as the ask arrives.
+        Face::Inbox | Face::Rule => Channel::Inbox,
         Face::Link => Channel::Link,
         Face::Ntfy => Channel::Ntfy,
         Face::Matrix => Channel::Matrix,
@@ -88,6 +95,14 @@ mod tests {
         assert_eq!(
             as_json(answerer(Face::Asker, None, "grace")),
             r#"{"kind":"person","name":"grace","channel":"terminal"}"#
+        );
+    }
+
+    #[test]
+    fn a_rule_is_named_by_its_id_in_the_inbox() {
+        assert_eq!(
+            as_json(answerer(Face::Rule, Some("rule-ab12cd34"), "root")),
+            r#"{"kind":"rule","name":"rule-ab12cd34","channel":"inbox"}"#
         );
     }
 }

@@ -35,7 +35,7 @@ pub use self::sqlite::SqliteStore;
 /// 5: the key of one-question links (shared by replicas), and the faces
 /// `link`, `ntfy` and `matrix`; 6: the votes of questions that need
 /// approvals (`votes`); 7: the groups of person tokens (`member_of`).
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -185,6 +185,34 @@ pub trait Store: Send {
 
     /// The votes cast on question `id`, in the order cast.
     fn votes(&mut self, id: &str) -> Result<Vec<NewVote>>;
+
+    /// The standing answers (`inbox rule add`), oldest first.
+    fn rules(&mut self) -> Result<Vec<StoredRule>>;
+
+    /// Keeps a rule; false (and nothing written) when its id is taken.
+    fn add_rule(&mut self, rule: &StoredRule) -> Result<bool>;
+
+    /// Forgets rule `id`; false when there was none.
+    fn remove_rule(&mut self, id: &str) -> Result<bool>;
+
+    /// The people who are away (a person's own switch), with since when.
+    fn away(&mut self) -> Result<Vec<(String, Millis)>>;
+
+    /// Sets `person` away since `since`, or back (`None`). The first
+    /// `since` stays while they stay away.
+    fn set_away(&mut self, person: &str, since: Option<Millis>) -> Result<()>;
+}
+
+/// A standing answer as stored: who owns it, its match and answer as the
+/// JSON of [`crate::inbox::rules::Rule`], and when it ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredRule {
+    pub id: String,
+    pub owner: String,
+    /// The JSON of its [`crate::inbox::rules::Rule`].
+    pub rule: String,
+    pub added_at: Millis,
+    pub expires_at: Millis,
 }
 
 /// One person's vote on a question that needs approvals.
@@ -286,6 +314,10 @@ impl TokenRole {
 /// question's id, which has [`ID_LEN`] characters.
 pub const TOKENS_CHANGED: &str = "tokens";
 
+/// The payload of the notice a change of rules or of someone's away switch
+/// sends (PostgreSQL).
+pub const RULES_CHANGED: &str = "rules";
+
 /// One entry of a question's event log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Event {
@@ -368,6 +400,8 @@ pub enum Face {
     Ntfy,
     /// A reply in a Matrix room.
     Matrix,
+    /// A standing answer (`inbox rule add`); its id is the decision's `by`.
+    Rule,
 }
 
 impl Face {
@@ -380,6 +414,7 @@ impl Face {
             Face::Link => "link",
             Face::Ntfy => "ntfy",
             Face::Matrix => "matrix",
+            Face::Rule => "rule",
         }
     }
 
@@ -392,6 +427,7 @@ impl Face {
             Face::Link,
             Face::Ntfy,
             Face::Matrix,
+            Face::Rule,
         ]
         .into_iter()
         .find(|f| f.as_str() == text)
@@ -502,6 +538,11 @@ fn new_id() -> Result<String> {
         .iter()
         .map(|b| char::from(ID_ALPHABET[usize::from(b % 32)]))
         .collect())
+}
+
+/// A new random id, as questions get (rules use it too).
+pub fn fresh_id() -> Result<String> {
+    new_id()
 }
 
 /// Whether `text` could be a question id (to refuse nonsense before a lookup).

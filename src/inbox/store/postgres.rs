@@ -24,13 +24,14 @@ use postgres::{Client, Row, Transaction};
 use super::tls::MakeRustls;
 
 use super::{
-    Decided, Decision, Error, Event, Face, Millis, NewQuestion, NewVote, Result, SCHEMA_VERSION,
-    Source, Store, Stored, StoredToken, TOKENS_CHANGED, Tally, TokenRole, Voted, new_id,
+    Decided, Decision, Error, Event, Face, Millis, NewQuestion, NewVote, RULES_CHANGED, Result,
+    SCHEMA_VERSION, Source, Store, Stored, StoredRule, StoredToken, TOKENS_CHANGED, Tally,
+    TokenRole, Voted, new_id,
 };
 
 /// Each schema version's step, applied in order. A step is never edited
 /// once released: a later change is a new step.
-const MIGRATIONS: [&str; 7] = [
+const MIGRATIONS: [&str; 8] = [
     // 1: questions and their event log, as in SQLite (`seq`: the order rows
     // were stored, SQLite's rowid).
     "
@@ -146,6 +147,24 @@ CREATE TABLE votes (
     // (a group name has no spaces: `tokens::check_name`); '' for none.
     "
 ALTER TABLE ask_user_tokens ADD COLUMN member_of TEXT NOT NULL DEFAULT '';
+",
+    // 8: standing answers (`inbox rule`, issue #40), each person's away
+    // switch, and the face rule.
+    "
+CREATE TABLE ask_user_rules (
+    id         TEXT PRIMARY KEY,
+    owner      TEXT NOT NULL,
+    rule       TEXT NOT NULL,
+    added_at   BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL
+);
+CREATE TABLE ask_user_away (
+    person TEXT PRIMARY KEY,
+    since  BIGINT NOT NULL
+);
+ALTER TABLE questions DROP CONSTRAINT questions_face_check;
+ALTER TABLE questions ADD CONSTRAINT questions_face_check
+    CHECK (face IN ('page','cli','asker','inbox','link','ntfy','matrix','rule'));
 ",
 ];
 
@@ -672,6 +691,96 @@ impl Store for PostgresStore {
         self.call(move |client| {
             let mut tx = client.transaction().map_err(pg)?;
             read_votes(&mut tx, &id)
+        })
+    }
+
+    fn rules(&mut self) -> Result<Vec<StoredRule>> {
+        self.call(|client| {
+            let rows = client
+                .query(
+                    "SELECT id, owner, rule, added_at, expires_at FROM ask_user_rules
+                     ORDER BY added_at, id",
+                    &[],
+                )
+                .map_err(pg)?;
+            Ok(rows
+                .iter()
+                .map(|row| StoredRule {
+                    id: row.get(0),
+                    owner: row.get(1),
+                    rule: row.get(2),
+                    added_at: row.get(3),
+                    expires_at: row.get(4),
+                })
+                .collect())
+        })
+    }
+
+    /// Every replica hears of it ([`RULES_CHANGED`]) and reads the rules again.
+    fn add_rule(&mut self, rule: &StoredRule) -> Result<bool> {
+        let rule = rule.clone();
+        self.call(move |client| {
+            let mut tx = client.transaction().map_err(pg)?;
+            let added = tx
+                .execute(
+                    "INSERT INTO ask_user_rules (id, owner, rule, added_at, expires_at)
+                     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING",
+                    &[
+                        &rule.id,
+                        &rule.owner,
+                        &rule.rule,
+                        &rule.added_at,
+                        &rule.expires_at,
+                    ],
+                )
+                .map_err(pg)?;
+            notify(&mut tx, RULES_CHANGED)?;
+            tx.commit().map_err(pg)?;
+            Ok(added == 1)
+        })
+    }
+
+    fn remove_rule(&mut self, id: &str) -> Result<bool> {
+        let id = id.to_string();
+        self.call(move |client| {
+            let mut tx = client.transaction().map_err(pg)?;
+            let removed = tx
+                .execute("DELETE FROM ask_user_rules WHERE id = $1", &[&id])
+                .map_err(pg)?;
+            notify(&mut tx, RULES_CHANGED)?;
+            tx.commit().map_err(pg)?;
+            Ok(removed == 1)
+        })
+    }
+
+    fn away(&mut self) -> Result<Vec<(String, Millis)>> {
+        self.call(|client| {
+            let rows = client
+                .query(
+                    "SELECT person, since FROM ask_user_away ORDER BY person",
+                    &[],
+                )
+                .map_err(pg)?;
+            Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
+        })
+    }
+
+    fn set_away(&mut self, person: &str, since: Option<Millis>) -> Result<()> {
+        let person = person.to_string();
+        self.call(move |client| {
+            let mut tx = client.transaction().map_err(pg)?;
+            match since {
+                Some(since) => tx.execute(
+                    "INSERT INTO ask_user_away (person, since) VALUES ($1, $2)
+                     ON CONFLICT (person) DO NOTHING",
+                    &[&person, &since],
+                ),
+                None => tx.execute("DELETE FROM ask_user_away WHERE person = $1", &[&person]),
+            }
+            .map_err(pg)?;
+            notify(&mut tx, RULES_CHANGED)?;
+            tx.commit().map_err(pg)?;
+            Ok(())
         })
     }
 }

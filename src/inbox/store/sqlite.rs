@@ -12,13 +12,13 @@ use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehav
 
 use super::{
     Decided, Decision, Error, Event, Face, Millis, NewQuestion, NewVote, Result, SCHEMA_VERSION,
-    Source, Store, Stored, StoredToken, Tally, TokenRole, Voted, new_id,
+    Source, Store, Stored, StoredRule, StoredToken, Tally, TokenRole, Voted, new_id,
 };
 
 /// Each schema version's step, applied in order from the store's version
 /// (`PRAGMA user_version`) to [`SCHEMA_VERSION`]. A step is never edited once
 /// released: a later change is a new step.
-const MIGRATIONS: [&str; 7] = [
+const MIGRATIONS: [&str; 8] = [
     // 1: questions and their event log.
     "
 CREATE TABLE questions (
@@ -167,6 +167,65 @@ CREATE TABLE votes (
     // (a group name has no spaces: `tokens::check_name`); '' for none.
     "
 ALTER TABLE tokens ADD COLUMN member_of TEXT NOT NULL DEFAULT '';
+",
+    // 8: standing answers (`inbox rule`, issue #40), each person's away
+    // switch, and the face rule (the questions table rebuilt as in step 5).
+    "
+CREATE TABLE rules (
+    id         TEXT PRIMARY KEY,
+    owner      TEXT NOT NULL,
+    -- The JSON of its match and answer.
+    rule       TEXT NOT NULL,
+    added_at   INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+) STRICT;
+CREATE TABLE away (
+    person TEXT PRIMARY KEY,
+    since  INTEGER NOT NULL
+) STRICT;
+CREATE TABLE questions_v8 (
+    id          TEXT PRIMARY KEY,
+    ask_key     TEXT NOT NULL UNIQUE,
+    input       TEXT NOT NULL,
+    prompt      TEXT NOT NULL,
+    source_name TEXT,
+    source_cwd  TEXT,
+    source_pid  INTEGER,
+    asked_at    INTEGER NOT NULL,
+    expires_at  INTEGER,
+    gone_at     INTEGER,
+    gone_reason TEXT,
+    outcome     TEXT CHECK (outcome IN
+                  ('answered','declined','cancelled','dismissed','timed_out','asker_gone')),
+    face        TEXT CHECK (face IN ('page','cli','asker','inbox','link','ntfy','matrix','rule')),
+    document    TEXT,
+    decided_at  INTEGER,
+    decided_by  TEXT,
+    asked_by    TEXT,
+    CHECK ((outcome IS NULL) = (face IS NULL)
+       AND (outcome IS NULL) = (document IS NULL)
+       AND (outcome IS NULL) = (decided_at IS NULL))
+) STRICT;
+INSERT INTO questions_v8 (rowid, id, ask_key, input, prompt, source_name, source_cwd, source_pid,
+        asked_at, expires_at, gone_at, gone_reason, outcome, face, document, decided_at,
+        decided_by, asked_by)
+    SELECT rowid, id, ask_key, input, prompt, source_name, source_cwd, source_pid,
+        asked_at, expires_at, gone_at, gone_reason, outcome, face, document, decided_at,
+        decided_by, asked_by
+    FROM questions ORDER BY rowid;
+DROP TABLE questions;
+ALTER TABLE questions_v8 RENAME TO questions;
+CREATE INDEX questions_pending ON questions (asked_at) WHERE outcome IS NULL;
+CREATE TRIGGER outcome_written_once
+    BEFORE UPDATE OF outcome, face, document, decided_at, decided_by ON questions
+    WHEN OLD.outcome IS NOT NULL
+BEGIN
+    SELECT RAISE(ABORT, 'an outcome is written once');
+END;
+CREATE TRIGGER asker_written_once BEFORE UPDATE OF asked_by ON questions
+BEGIN
+    SELECT RAISE(ABORT, 'who asked is written once');
+END;
 ",
 ];
 
@@ -543,6 +602,62 @@ impl Store for SqliteStore {
 
     fn votes(&mut self, id: &str) -> Result<Vec<NewVote>> {
         read_votes(&self.conn, id)
+    }
+
+    fn rules(&mut self) -> Result<Vec<StoredRule>> {
+        let mut statement = self.conn.prepare(
+            "SELECT id, owner, rule, added_at, expires_at FROM rules ORDER BY added_at, id",
+        )?;
+        let rows = statement.query_map([], |row| {
+            Ok(StoredRule {
+                id: row.get(0)?,
+                owner: row.get(1)?,
+                rule: row.get(2)?,
+                added_at: row.get(3)?,
+                expires_at: row.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    fn add_rule(&mut self, rule: &StoredRule) -> Result<bool> {
+        let added = self.conn.execute(
+            "INSERT INTO rules (id, owner, rule, added_at, expires_at)
+             VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (id) DO NOTHING",
+            params![
+                rule.id,
+                rule.owner,
+                rule.rule,
+                rule.added_at,
+                rule.expires_at
+            ],
+        )?;
+        Ok(added == 1)
+    }
+
+    fn remove_rule(&mut self, id: &str) -> Result<bool> {
+        Ok(self.conn.execute("DELETE FROM rules WHERE id = ?1", [id])? == 1)
+    }
+
+    fn away(&mut self) -> Result<Vec<(String, Millis)>> {
+        let mut statement = self
+            .conn
+            .prepare("SELECT person, since FROM away ORDER BY person")?;
+        let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    fn set_away(&mut self, person: &str, since: Option<Millis>) -> Result<()> {
+        match since {
+            Some(since) => self.conn.execute(
+                "INSERT INTO away (person, since) VALUES (?1, ?2) ON CONFLICT (person) DO NOTHING",
+                params![person, since],
+            )?,
+            None => self
+                .conn
+                .execute("DELETE FROM away WHERE person = ?1", [person])?,
+        };
+        Ok(())
     }
 }
 
