@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use common::browser::browser_at;
 use common::clients::chromium;
-use common::inbox::{Inbox, command, state, until};
+use common::inbox::{Asker, Inbox, command, state, until};
 use common::page::{Response, same_origin_request};
 
 /// `ask_user inbox token add ARGS…` in `dir`: the token made.
@@ -192,4 +192,60 @@ fn the_page_lists_questions_for_the_person_first_with_a_filter() {
 common::harness::main!(
     an_asker_token_learns_no_names_groups_or_other_questions,
     the_page_lists_questions_for_the_person_first_with_a_filter,
+    a_quorum_from_a_group_counts_its_members_votes_only,
 );
+
+/// `approvals.from` naming a group: only its members vote, and two of them
+/// decide; the answer lists both votes.
+fn a_quorum_from_a_group_counts_its_members_votes_only() {
+    let dir = state();
+    let inbox = Inbox::start(dir.path());
+    let ada = add(dir.path(), &["person", "ada", "--group", "reviewers"]);
+    let bob = add(
+        dir.path(),
+        &["person", "bob", "--group", "reviewers", "--group", "ops"],
+    );
+    let eve = add(dir.path(), &["person", "eve", "--group", "ops"]);
+    until(Duration::from_secs(8), "the tokens are taken", || {
+        slowly();
+        [&ada, &bob, &eve]
+            .iter()
+            .all(|token| call(&inbox, token, "GET", "/api/me", "").status == 200)
+    });
+    let asker = Asker::ask(
+        dir.path(),
+        r#"{"question":"Merge it?","options":["yes","no"],"approvals":{"count":2,"from":"reviewers"}}"#,
+        &[],
+    );
+    let path = format!("/api/questions/{}/reply", asker.id);
+    let vote = r#"{"replies":["1"]}"#;
+    // Eve is not a reviewer: her vote is refused and counts for nothing.
+    let refused = call(&inbox, &eve, "POST", &path, vote);
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    let refused: Value = serde_json::from_str(&refused.body).unwrap();
+    assert_eq!(refused["error"]["code"], "FORBIDDEN", "{refused}");
+    let first = call(&inbox, &ada, "POST", &path, vote);
+    assert_eq!(first.status, 200, "{}", first.body);
+    let first: Value = serde_json::from_str(&first.body).unwrap();
+    assert_eq!(
+        (
+            &first["vote"],
+            &first["approvals"],
+            &first["needed"],
+            &first["voters"]
+        ),
+        (&json!("recorded"), &json!(1), &json!(2), &json!(["ada"]))
+    );
+    let second = call(&inbox, &bob, "POST", &path, vote);
+    assert_eq!(second.status, 200, "{}", second.body);
+    let (code, answer) = asker.finish();
+    assert_eq!(code, 0, "{answer}");
+    assert_eq!(answer["answers"][0]["values"], json!(["yes"]), "{answer}");
+    let voters: Vec<&str> = answer["answeredBy"]
+        .as_array()
+        .unwrap_or_else(|| panic!("a list of votes: {answer}"))
+        .iter()
+        .map(|vote| vote["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(voters, ["ada", "bob"]);
+}

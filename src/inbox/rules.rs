@@ -465,6 +465,12 @@ mod tests {
             ..Rule::default()
         };
         assert!(check(&long).unwrap_err().contains("--source is longer"));
+        let longest = Rule {
+            source: Some("x".repeat(MAX_FIELD_CHARS)),
+            replies: replies(),
+            ..Rule::default()
+        };
+        assert_eq!(check(&longest), Ok(()));
         let many = Rule {
             text: Some("x".into()),
             replies: vec!["1".into(); MAX_REPLIES + 1],
