@@ -289,30 +289,36 @@ fn migrate(client: &mut Client, target: i64) -> Result<()> {
 }
 
 impl Store for PostgresStore {
+    /// One statement, committed on its own: the retry's lookup, the
+    /// insert, its event and the notice (two round trips, where a
+    /// transaction of four statements took ten; issue #40's throughput).
     fn ask(&mut self, question: &NewQuestion) -> Result<(String, bool)> {
         let question = question.clone();
         self.call(move |client| {
-            let mut tx = client.transaction().map_err(pg)?;
             let pid = question.source.pid.map(i64::from);
             loop {
-                if let Some(row) = tx
-                    .query_opt(
-                        "SELECT id FROM questions WHERE ask_key = $1",
-                        &[&question.ask_key],
-                    )
-                    .map_err(pg)?
-                {
-                    return Ok((row.get(0), false));
-                }
-                // A taken id or a concurrent retry's key: neither is written,
-                // and the loop looks again.
+                // No row: a taken id, or a concurrent retry's key stored
+                // after this statement's snapshot; neither was written, and
+                // the loop asks again (then finding the retry's question).
                 let id = new_id()?;
-                let inserted = tx
-                    .execute(
-                        "INSERT INTO questions (id, ask_key, input, prompt, source_name,
-                             source_cwd, source_pid, asked_at, expires_at, asked_by)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-                         ON CONFLICT DO NOTHING",
+                let row = client
+                    .query_opt(
+                        "WITH found AS (
+                             SELECT id FROM questions WHERE ask_key = $2
+                         ), inserted AS (
+                             INSERT INTO questions (id, ask_key, input, prompt, source_name,
+                                 source_cwd, source_pid, asked_at, expires_at, asked_by)
+                             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
+                             WHERE NOT EXISTS (SELECT 1 FROM found)
+                             ON CONFLICT DO NOTHING
+                             RETURNING id
+                         ), logged AS (
+                             INSERT INTO events (question, at, kind)
+                             SELECT id, $8, 'asked' FROM inserted
+                         )
+                         SELECT id, true, pg_notify($11, id)::text FROM inserted
+                         UNION ALL
+                         SELECT id, false, NULL FROM found",
                         &[
                             &id,
                             &question.ask_key,
@@ -324,14 +330,12 @@ impl Store for PostgresStore {
                             &question.asked_at,
                             &question.expires_at,
                             &question.asked_by,
+                            &CHANNEL,
                         ],
                     )
                     .map_err(pg)?;
-                if inserted == 1 {
-                    log_event(&mut tx, &id, question.asked_at, "asked", None)?;
-                    notify(&mut tx, &id)?;
-                    tx.commit().map_err(pg)?;
-                    return Ok((id, true));
+                if let Some(row) = row {
+                    return Ok((row.get(0), row.get(1)));
                 }
             }
         })
