@@ -189,6 +189,9 @@ pub enum Change {
     },
     /// Its asker is connected (`true`) or not.
     Presence { id: String, present: bool },
+    /// A pending question's card changed (a vote, an escalation step): its
+    /// [`Listed`] JSON again. Not a new question: nobody is notified.
+    Updated(Arc<str>),
 }
 
 /// A question that is still open, as held in memory.
@@ -987,7 +990,7 @@ impl Hub {
                     {
                         open.ballot = ballot;
                         if let Ok(listed) = self.listed(&id, open) {
-                            let _ = self.changes.send(Change::Asked(listed));
+                            let _ = self.changes.send(Change::Updated(listed));
                         }
                     }
                 }
