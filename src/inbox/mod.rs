@@ -290,10 +290,12 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
         });
         async move {
             // Inside the runtime: the channels' workers start here.
-            let (deliveries, watching) = match routing.map(|start| start()) {
-                Some((router, watching)) => (Some(router.run()), watching),
+            let (router, watching) = match routing.map(|start| start()) {
+                Some((router, watching)) => (Some(router), watching),
                 None => (None, None),
             };
+            let deliveries = router.clone().map(|router| router.run());
+            let escalating = router.map(|router| router.escalate());
             let mut sweep = tokio::time::interval(SWEEP_EVERY);
             let mut reread = tokio::time::interval(TOKENS_EVERY);
             tokio::select! {
@@ -318,6 +320,13 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
                 // Nor the deliveries.
                 () = async {
                     if let Some(run) = deliveries {
+                        run.await;
+                    }
+                    std::future::pending::<()>().await
+                } => {}
+                // The escalation ladder (never ends).
+                () = async {
+                    if let Some(run) = escalating {
                         run.await;
                     }
                     std::future::pending::<()>().await

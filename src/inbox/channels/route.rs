@@ -25,7 +25,7 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use super::{Channel, Context, Kind, Links, Notice, QUEUE, Spec, dispatch, matrix, work};
-use crate::inbox::hub::Hub;
+use crate::inbox::hub::{Hub, escalation};
 use crate::inbox::policy::{Loaded, Policy};
 
 /// A channel and the sender of its queue.
@@ -238,6 +238,32 @@ impl Router {
         let notice = Arc::new(Notice::Asked(question));
         super::queue_all(&notice, &queues, self.hub.metrics());
         queues.len()
+    }
+
+    /// Runs the policy's escalation ladder for ever: every
+    /// [`escalation::TICK`], the steps that came due fire (off the server's
+    /// thread: a store call each), and those this replica fired are
+    /// notified.
+    pub async fn escalate(self: Arc<Self>) {
+        let mut every = tokio::time::interval(escalation::TICK);
+        loop {
+            every.tick().await;
+            let Some(policy) = self.policy() else {
+                continue;
+            };
+            if policy.escalate.is_empty() {
+                continue;
+            }
+            let hub = Arc::clone(&self.hub);
+            let fired = tokio::task::spawn_blocking(move || {
+                hub.escalate_due(&policy.escalate, crate::inbox::store::now_ms())
+            })
+            .await
+            .unwrap_or_default();
+            for step in fired {
+                self.escalated(&step.listed, step.step, &step.notify, step.via);
+            }
+        }
     }
 
     /// Delivers every notice from now on, until the hub's changes end.

@@ -34,8 +34,9 @@ pub use self::sqlite::SqliteStore;
 /// token's name); 4: named tokens kept in the store (`inbox token add`);
 /// 5: the key of one-question links (shared by replicas), and the faces
 /// `link`, `ntfy` and `matrix`; 6: the votes of questions that need
-/// approvals (`votes`); 7: the groups of person tokens (`member_of`).
-pub const SCHEMA_VERSION: i64 = 7;
+/// approvals (`votes`); 7: the groups of person tokens (`member_of`);
+/// 8: the escalation steps fired (`escalations`).
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -185,6 +186,42 @@ pub trait Store: Send {
 
     /// The votes cast on question `id`, in the order cast.
     fn votes(&mut self, id: &str) -> Result<Vec<NewVote>>;
+
+    /// Records that escalation step `escalation.step` fired for its
+    /// question, if the question is still pending and no replica recorded
+    /// that step yet: the first writer wins (the key is question and step),
+    /// and only it notifies.
+    fn escalate(&mut self, escalation: &Escalation) -> Result<Escalated>;
+
+    /// The escalation steps fired for the questions `ids`, by question,
+    /// then step.
+    fn escalations(&mut self, ids: &[String]) -> Result<Vec<Escalation>>;
+}
+
+/// An escalation step that fired for a question (the policy's
+/// `[[escalate]]`, issue #40): kept, so that it fires once across the
+/// replicas and restarts, and history shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Escalation {
+    pub question: String,
+    /// 1-based, in the ladder's order when it fired.
+    pub step: u32,
+    /// The step's `after`, in milliseconds.
+    pub after: Millis,
+    /// The step's `notify`: a person or a group.
+    pub notify: String,
+    pub at: Millis,
+}
+
+/// What [`Store::escalate`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Escalated {
+    /// Recorded now: the caller notifies.
+    Fired,
+    /// Another replica (or an earlier call) recorded this step first.
+    Already,
+    /// The question has an outcome (or no question has this id): nothing kept.
+    Closed,
 }
 
 /// One person's vote on a question that needs approvals.
