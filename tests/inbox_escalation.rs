@@ -28,6 +28,7 @@ common::harness::main!(
     a_ladder_fires_each_step_once_at_its_time_and_the_card_and_history_show_it,
     an_answer_before_a_step_means_the_step_never_fires,
     two_postgres_replicas_fire_each_step_exactly_once,
+    the_page_shows_a_step_on_its_card_when_it_fires_and_in_history,
 );
 
 // ---- A webhook receiver ----
@@ -675,4 +676,31 @@ fn two_postgres_replicas_fire_each_step_exactly_once() {
     drop(askers);
     a.stop();
     b.stop();
+}
+
+fn the_page_shows_a_step_on_its_card_when_it_fires_and_in_history() {
+    const SCENARIO: &str = "inbox-escalation";
+    let chromium = common::clients::chromium(&["playwright-core"]);
+    let dir = state();
+    person(dir.path(), "ada", &["oncall"]);
+    let (ada, grace) = (Hook::start(), Hook::start());
+    let policy = dir.path().join("policy.toml");
+    write_policy(
+        &policy,
+        &people_and(
+            &ada,
+            &grace,
+            "[[escalate]]\nafter = \"2s\"\nnotify = \"oncall\"\n",
+        ),
+    );
+    let inbox = inbox_with_policy(dir.path(), &policy, &[]);
+    let mut browser = common::browser::browser_at(&chromium, SCENARIO, &inbox.url);
+    assert_eq!(browser.said_line(), "empty");
+    let asker = Asker::ask(dir.path(), &question("Roll back?", None), &[]);
+    common::browser::go_on(SCENARIO);
+    browser.wait().assert_passed(SCENARIO);
+    let (code, document) = asker.finish();
+    assert_eq!(code, 0, "{document}");
+    ada.wait_for(1, "the step at ada's webhook");
+    inbox.stop();
 }
