@@ -206,6 +206,117 @@ mod tests {
         }
     }
 
+    mod hub {
+        use std::sync::Arc;
+        use std::time::Duration;
+
+        use serde_json::{Value, json};
+
+        use super::step;
+        use crate::inbox::hub::{Action, AskRequest, Change, Hub};
+        use crate::inbox::store::{self, Face, SqliteStore};
+
+        const DAY: Duration = Duration::from_secs(86_400);
+
+        fn hub(dir: &tempfile::TempDir) -> Arc<Hub> {
+            let store = SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap();
+            Arc::new(Hub::new(Box::new(store), DAY, DAY).unwrap())
+        }
+
+        fn ask(hub: &Hub, key: &str) -> String {
+            let request: AskRequest = serde_json::from_value(json!({
+                "key": key,
+                "input": {"question": "Roll back?", "options": ["yes", "no"]},
+            }))
+            .unwrap();
+            hub.ask(&request).unwrap().inbox_id
+        }
+
+        fn steps(listed: &str) -> Value {
+            let listed: Value = serde_json::from_str(listed).unwrap();
+            listed
+                .get("escalations")
+                .map(|all| {
+                    all.as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|e| json!([e["step"], e["after"], e["notify"]]))
+                        .collect()
+                })
+                .unwrap_or(json!([]))
+        }
+
+        #[test]
+        fn a_due_step_fires_once_shows_on_the_card_and_is_counted() {
+            let dir = tempfile::tempdir().unwrap();
+            let hub = hub(&dir);
+            let id = ask(&hub, "k1");
+            let ladder = [step(1, "ops"), step(3, "ada")];
+            let asked = store::now_ms();
+            let mut changes = hub.changes();
+            assert!(hub.escalate_due(&ladder, asked - 1_000).is_empty());
+            let fired = hub.escalate_due(&ladder, asked + 1_500);
+            assert_eq!(fired.len(), 1);
+            assert_eq!((fired[0].step, fired[0].notify.as_str()), (1, "ops"));
+            assert_eq!(steps(&fired[0].listed), json!([[1, "1s", "ops"]]));
+            let Ok(Change::Updated(card)) = changes.try_recv() else {
+                panic!("the card is updated");
+            };
+            assert_eq!(card, fired[0].listed);
+            assert_eq!(steps(&hub.list()[0]), json!([[1, "1s", "ops"]]));
+            // Not again.
+            assert!(hub.escalate_due(&ladder, asked + 2_000).is_empty());
+            let fired = hub.escalate_due(&ladder, asked + 3_500);
+            assert_eq!(fired.len(), 1);
+            assert_eq!(fired[0].step, 2);
+            assert_eq!(
+                steps(&hub.list()[0]),
+                json!([[1, "1s", "ops"], [2, "3s", "ada"]])
+            );
+            assert!(hub.escalate_due(&ladder, asked + 60_000).is_empty());
+            assert!(hub.escalate_due(&[], asked + 60_000).is_empty());
+            assert!(hub.render_metrics().contains("\nmcp_escalations_total 2\n"));
+            // Answered: history keeps the steps; nothing more fires.
+            hub.decide(&id, Action::Replies(vec!["1".into()], vec![]), Face::Cli)
+                .unwrap();
+            let entry = &hub.history(None).unwrap()[0];
+            assert_eq!(steps(entry), json!([[1, "1s", "ops"], [2, "3s", "ada"]]));
+            let ladder = [step(1, "ops"), step(3, "ada"), step(5, "bob")];
+            assert!(hub.escalate_due(&ladder, asked + 60_000).is_empty());
+        }
+
+        #[test]
+        fn a_step_another_hub_fired_is_shown_here_not_fired_again_and_kept_over_a_restart() {
+            let dir = tempfile::tempdir().unwrap();
+            let (first, second) = (hub(&dir), hub(&dir));
+            let id = ask(&first, "k1");
+            let ladder = [step(1, "ops")];
+            let asked = store::now_ms();
+            second.refresh(&id).unwrap();
+            assert_eq!(first.escalate_due(&ladder, asked + 1_500).len(), 1);
+            // The second hub loses the row's race: no notification, but its card shows the step.
+            let mut changes = second.changes();
+            assert!(second.escalate_due(&ladder, asked + 1_600).is_empty());
+            assert!(matches!(changes.try_recv(), Ok(Change::Updated(_))));
+            assert_eq!(steps(&second.list()[0]), json!([[1, "1s", "ops"]]));
+            assert!(
+                second
+                    .render_metrics()
+                    .contains("\nmcp_escalations_total 0\n")
+            );
+            // After a restart the step is on the card and is not fired again.
+            drop((first, second));
+            let restarted = hub(&dir);
+            assert_eq!(steps(&restarted.list()[0]), json!([[1, "1s", "ops"]]));
+            assert!(restarted.escalate_due(&ladder, asked + 9_000).is_empty());
+            // Closed behind this hub's back: nothing fires, nothing breaks.
+            let other = hub(&dir);
+            other.decide(&id, Action::Cancel, Face::Cli).unwrap();
+            let ladder = [step(1, "ops"), step(2, "ada")];
+            assert!(restarted.escalate_due(&ladder, asked + 9_000).is_empty());
+        }
+    }
+
     #[test]
     fn a_step_is_due_once_its_after_has_passed_and_until_it_fired() {
         let ladder = [step(1, "ops"), step(3, "ada")];
