@@ -348,6 +348,12 @@ pub struct InboxArgs {
     /// asker asks and waits for its own questions only. The file must be private (chmod 600).
     #[arg(long, value_name = "FILE")]
     pub tokens: Option<std::path::PathBuf>,
+    /// A policy file (TOML): each person's contacts (`[people.NAME] notify = ["KIND=URL"]`),
+    /// to which a question addressed with `to` is notified, and an escalation ladder
+    /// (`[[escalate]] after, notify, via`) run while a question is unanswered. Read again
+    /// when it changes; a bad edit keeps the last good one. `ask_user check FILE` checks it.
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<std::path::PathBuf>,
 }
 
 #[derive(Subcommand)]

@@ -285,6 +285,7 @@ fn inbox(args: InboxArgs) -> i32 {
                 store: store_location(args.store),
                 store_connections: args.store_connections,
                 tokens: args.tokens,
+                policy: args.policy,
             };
             match ask_user::inbox::serve(options) {
                 Ok(()) => exit::OK,

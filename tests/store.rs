@@ -13,9 +13,9 @@ use std::any::Any;
 use std::sync::{Arc, Barrier};
 
 use ask_user::inbox::store::{
-    self, Decided, Decision, Error, Event, Face, Location, Millis, NewQuestion, NewVote, Outcome,
-    SCHEMA_VERSION, Source, Store, Stored, StoredRule, StoredToken, Tally, TokenRole, Voted, is_id,
-    now_ms,
+    self, Decided, Decision, Error, Escalated, Escalation, Event, Face, Location, Millis,
+    NewQuestion, NewVote, Outcome, SCHEMA_VERSION, Source, Store, Stored, StoredRule, StoredToken,
+    Tally, TokenRole, Voted, is_id, now_ms,
 };
 use common::harness;
 use common::postgres;
@@ -128,7 +128,73 @@ suite!(
     votes_racing_on_two_replicas_count_once_and_decide_once,
     a_persons_second_vote_replaces_theirs_and_a_closed_question_takes_none,
     rules_are_kept_once_per_id_and_away_keeps_its_first_since,
+    an_escalation_step_racing_on_two_replicas_is_kept_once_and_never_for_a_closed_question,
 );
+
+fn escalation(question: &str, step: u32, at: Millis) -> Escalation {
+    Escalation {
+        question: question.to_string(),
+        step,
+        after: i64::from(step) * 1_000,
+        notify: format!("team{step}"),
+        at,
+    }
+}
+
+fn an_escalation_step_racing_on_two_replicas_is_kept_once_and_never_for_a_closed_question(
+    place: &Place,
+) {
+    const REPLICAS: usize = 6;
+    let mut store = place.open();
+    let (id, _) = store.ask(&question("ladder", 1_000)).unwrap();
+    let (other, _) = store.ask(&question("other", 1_000)).unwrap();
+    for step in 1..=2u32 {
+        let start = Arc::new(Barrier::new(REPLICAS));
+        let racers: Vec<_> = (0..REPLICAS)
+            .map(|n| {
+                let mut own = place.open();
+                let (start, id) = (Arc::clone(&start), id.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    own.escalate(&escalation(&id, step, 5_000 + n as Millis))
+                        .unwrap()
+                })
+            })
+            .collect();
+        let results: Vec<Escalated> = racers.into_iter().map(|r| r.join().unwrap()).collect();
+        let fired = results.iter().filter(|r| **r == Escalated::Fired).count();
+        assert_eq!(fired, 1, "step {step}: {results:?}");
+        assert_eq!(
+            results.iter().filter(|r| **r == Escalated::Already).count(),
+            REPLICAS - 1
+        );
+    }
+    let kept = place
+        .open()
+        .escalations(&[id.clone(), other.clone()])
+        .unwrap();
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert_eq!((kept[0].step, kept[1].step), (1, 2));
+    assert!(kept.iter().all(|e| e.question == id));
+    assert_eq!(kept[1].notify, "team2");
+    assert_eq!(kept[1].after, 2_000);
+    assert!((5_000..5_000 + REPLICAS as Millis).contains(&kept[0].at));
+    // A decided question takes no step; an unknown id neither.
+    let decided = decision(Outcome::Answered, Face::Page, "{}");
+    assert_eq!(store.decide(&other, &decided).unwrap(), Decided::Now);
+    assert_eq!(
+        store.escalate(&escalation(&other, 1, 9_000)).unwrap(),
+        Escalated::Closed
+    );
+    assert_eq!(
+        store.escalate(&escalation("zzzzzzzz", 1, 9_000)).unwrap(),
+        Escalated::Closed
+    );
+    assert!(store.escalations(&[other]).unwrap().is_empty());
+    // The steps stay with the question after its outcome (history shows them).
+    assert_eq!(store.decide(&id, &decided).unwrap(), Decided::Now);
+    assert_eq!(store.escalations(&[id]).unwrap(), kept);
+}
 
 fn question(key: &str, asked_at: Millis) -> NewQuestion {
     NewQuestion {

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tokio::sync::{broadcast, watch};
 
+pub mod escalation;
 mod links;
 pub mod provenance;
 mod routing;
@@ -91,6 +92,9 @@ pub struct Listed<'a> {
     /// issue #40). The page lists it under "For you" for them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub to: Option<&'a str>,
+    /// The escalation steps fired for it (`--policy`), in step order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub escalations: Vec<escalation::Shown>,
 }
 
 /// The "asker gone" mark of a pending question.
@@ -128,6 +132,9 @@ pub struct HistoryEntry<'a> {
     pub question: &'a RawValue,
     /// The answer document its asker got (or gets on resume).
     pub answer: &'a RawValue,
+    /// The escalation steps fired while it was pending (`--policy`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub escalations: Vec<escalation::Shown>,
 }
 
 /// How the person or an asker ends a question.
@@ -191,6 +198,9 @@ pub enum Change {
     },
     /// Its asker is connected (`true`) or not.
     Presence { id: String, present: bool },
+    /// A pending question's card changed (a vote, an escalation step): its
+    /// [`Listed`] JSON again. Not a new question: nobody is notified.
+    Updated(Arc<str>),
 }
 
 /// A question that is still open, as held in memory.
@@ -215,6 +225,8 @@ struct Open {
     asked_by: Option<String>,
     /// Its votes so far, when it needs approvals.
     ballot: Option<votes::Ballot>,
+    /// The escalation steps fired for it, in step order.
+    escalations: Vec<store::Escalation>,
 }
 
 impl Open {
@@ -239,6 +251,7 @@ impl Open {
             absent_since,
             asked_by: question.asked_by.clone(),
             ballot: None,
+            escalations: Vec::new(),
         })
     }
 }
@@ -351,6 +364,12 @@ impl Hub {
             if let Some(mut question) = Open::from_stored(&stored, Some(now)) {
                 question.ballot = votes::stored_ballot(store, &stored.id, &question.prompt)?;
                 open.insert(stored.id, question);
+            }
+        }
+        let ids: Vec<String> = open.keys().cloned().collect();
+        for (id, fired) in escalation::stored(store, &ids)? {
+            if let Some(question) = open.get_mut(&id) {
+                question.escalations = fired;
             }
         }
         let store_kind = store.kind();
@@ -485,6 +504,7 @@ impl Hub {
                 absent_since: Some(Instant::now()),
                 asked_by: asker.map(str::to_string),
                 ballot,
+                escalations: Vec::new(),
             };
             drop(store);
             self.metrics.asked(request.face);
@@ -536,7 +556,11 @@ impl Hub {
     /// The decided questions, the most recently decided first (at most
     /// `limit`), as [`HistoryEntry`] JSON lines.
     pub fn history(&self, limit: Option<usize>) -> Result<Vec<String>, AskError> {
-        let stored = self.pool.any().history(limit).map_err(store_error)?;
+        let mut store = self.pool.any();
+        let stored = store.history(limit).map_err(store_error)?;
+        let ids: Vec<String> = stored.iter().map(|item| item.id.clone()).collect();
+        let mut fired = escalation::stored(&mut **store, &ids)?;
+        drop(store);
         let mut lines = Vec::with_capacity(stored.len());
         for item in &stored {
             let Some(decision) = &item.decision else {
@@ -552,6 +576,12 @@ impl Hub {
                 decided_at: rfc3339(decision.at),
                 question: stored_json(&item.question.prompt)?,
                 answer: stored_json(&decision.document)?,
+                escalations: fired
+                    .remove(&item.id)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(escalation::Shown::of)
+                    .collect(),
             }));
         }
         Ok(lines)
@@ -996,7 +1026,7 @@ impl Hub {
                     {
                         open.ballot = ballot;
                         if let Ok(listed) = self.listed(&id, open) {
-                            let _ = self.changes.send(Change::Asked(listed));
+                            let _ = self.changes.send(Change::Updated(listed));
                         }
                     }
                 }
@@ -1015,6 +1045,10 @@ impl Hub {
                     return;
                 };
                 open.ballot = votes::stored_ballot(store, &id, &open.prompt).unwrap_or(None);
+                open.escalations = escalation::stored(store, std::slice::from_ref(&id))
+                    .ok()
+                    .and_then(|mut fired| fired.remove(&id))
+                    .unwrap_or_default();
                 if let Ok(listed) = self.listed(&id, &open) {
                     state.open.insert(id, open);
                     let _ = self.changes.send(Change::Asked(listed));
@@ -1192,6 +1226,7 @@ impl Hub {
             document,
             approvals: open.ballot.as_ref(),
             to: open.prompt.routing.to.as_deref(),
+            escalations: escalation::shown(open),
         };
         Ok(crate::document_line(&listed).into())
     }

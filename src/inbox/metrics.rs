@@ -93,6 +93,8 @@ struct Counts {
     notify_failures: BTreeMap<(&'static str, &'static str), u64>,
     /// Notices given up on (a full queue, a permanent failure), by channel kind.
     notify_dropped: BTreeMap<&'static str, u64>,
+    /// Escalation steps this replica fired (`--policy`).
+    escalations: u64,
 }
 
 impl Metrics {
@@ -155,6 +157,11 @@ impl Metrics {
     /// `n` notices were given up on.
     pub fn notify_dropped(&self, channel: &'static str, n: u64) {
         *self.counts().notify_dropped.entry(channel).or_default() += n;
+    }
+
+    /// This replica fired an escalation step (it won the step's row).
+    pub fn escalated(&self) {
+        self.counts().escalations += 1;
     }
 
     /// `store`, with each call timed into `mcp_store_latency_ms`.
@@ -286,6 +293,13 @@ impl Metrics {
                 "mcp_notify_dropped_total{{channel=\"{channel}\"}} {n}"
             );
         }
+        header(
+            &mut text,
+            "mcp_escalations_total",
+            "counter",
+            "Escalation steps (--policy) this replica fired: each step fires once per question across the replicas.",
+        );
+        let _ = writeln!(text, "mcp_escalations_total {}", counts.escalations);
         text
     }
 }
@@ -576,6 +590,15 @@ impl Store for Timed {
 
     fn set_away(&mut self, person: &str, since: Option<store::Millis>) -> store::Result<()> {
         self.store.set_away(person, since)
+    }
+
+    /// Not timed, nor the next: the inbox's own ladder, not a question's call.
+    fn escalate(&mut self, escalation: &store::Escalation) -> store::Result<store::Escalated> {
+        self.store.escalate(escalation)
+    }
+
+    fn escalations(&mut self, ids: &[String]) -> store::Result<Vec<store::Escalation>> {
+        self.store.escalations(ids)
     }
 }
 

@@ -84,6 +84,9 @@ pub struct ServeOptions {
     pub store_connections: usize,
     /// `--tokens`: named person and asker tokens ([`tokens`]).
     pub tokens: Option<std::path::PathBuf>,
+    /// `--policy`: people's contacts and the escalation ladder ([`policy`]),
+    /// read again when the file changes.
+    pub policy: Option<std::path::PathBuf>,
 }
 
 /// STORE_ERROR for a store that cannot be opened (not there, refused, its
@@ -116,6 +119,13 @@ fn state_folder() -> Result<StateDir, AskError> {
 /// Nothing is printed on stdout unless it cannot start (an error document).
 pub fn serve(options: ServeOptions) -> Result<(), AskError> {
     let web_error = |message: String| AskError::WebError(Detail::new(message));
+    // First: a bad policy stops the start before anything is bound or locked.
+    let policy_file = match &options.policy {
+        Some(path) => Some(policy::PolicyFile::open(path, &|name: &str| {
+            std::env::var(name).ok()
+        })?),
+        None => None,
+    };
     let folder = state_folder()?;
     let in_folder = |what: &str, e: std::io::Error| {
         web_error(format!(
@@ -240,6 +250,13 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
         location.describe(),
         folder.path().display()
     );
+    if let Some((file, loaded)) = &policy_file {
+        eprintln!(
+            "ask_user inbox: policy {} ({})",
+            file.path().display(),
+            loaded.summary()
+        );
+    }
     if options.open_browser {
         crate::web::open_in_browser(&url);
     }
@@ -261,18 +278,37 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
         let announce = options
             .notify
             .map(|command| notify::announce(command, hub.changes()));
-        let deliveries = (!options.channels.is_empty()).then(|| {
-            channels::deliver_all(
-                options.channels,
-                Arc::clone(&hub),
-                Arc::new(channels::HubLinks(Arc::clone(&hub))),
-                channels::Context {
-                    timeout: options.notify_timeout,
-                    source: exposure.page_base(port),
-                },
-            )
+        let channels = options.channels;
+        let source = exposure.page_base(port);
+        let notify_timeout = options.notify_timeout;
+        let routing = (!channels.is_empty() || policy_file.is_some()).then(|| {
+            let hub = Arc::clone(&hub);
+            move || {
+                let router = channels::route::Router::new(
+                    channels,
+                    Arc::clone(&hub),
+                    Arc::new(channels::HubLinks(Arc::clone(&hub))),
+                    channels::Context {
+                        timeout: notify_timeout,
+                        source,
+                    },
+                );
+                let watching = policy_file.map(|(file, loaded)| {
+                    router.set_policy(loaded);
+                    let router = Arc::clone(&router);
+                    policy::watch(file, move |loaded| router.set_policy(loaded))
+                });
+                (router, watching)
+            }
         });
         async move {
+            // Inside the runtime: the channels' workers start here.
+            let (router, watching) = match routing.map(|start| start()) {
+                Some((router, watching)) => (Some(router), watching),
+                None => (None, None),
+            };
+            let deliveries = router.clone().map(|router| router.run());
+            let escalating = router.map(|router| router.escalate());
             let mut sweep = tokio::time::interval(SWEEP_EVERY);
             let mut reread = tokio::time::interval(TOKENS_EVERY);
             tokio::select! {
@@ -301,6 +337,20 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
                 () = async {
                     if let Some(run) = deliveries {
                         run.await;
+                    }
+                    std::future::pending::<()>().await
+                } => {}
+                // The escalation ladder (never ends).
+                () = async {
+                    if let Some(run) = escalating {
+                        run.await;
+                    }
+                    std::future::pending::<()>().await
+                } => {}
+                // `--policy`, read again when it changes (never ends).
+                () = async {
+                    if let Some(watch) = watching {
+                        watch.await;
                     }
                     std::future::pending::<()>().await
                 } => {}

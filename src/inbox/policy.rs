@@ -16,6 +16,9 @@ use toml_edit::{Document, Item, TableLike, Value};
 
 use crate::inbox::channels::{Kind, Spec};
 
+mod file;
+pub use file::{Loaded, POLL_EVERY, PolicyFile, Refused, Reload, watch};
+
 /// The longest `after`: a week. Longer is a typo (and would overflow nothing,
 /// but a step nobody will ever see is better refused).
 pub const MAX_AFTER: Duration = Duration::from_secs(7 * 24 * 3600);

@@ -660,7 +660,8 @@ fn change_event(change: &Change) -> Bytes {
         present: bool,
     }
     match change {
-        Change::Asked(listed) => event(Some("asked"), listed),
+        // The page puts a card in place by its id: a new one, or an update.
+        Change::Asked(listed) | Change::Updated(listed) => event(Some("asked"), listed),
         Change::Closed { id, outcome, face } => event(
             Some("closed"),
             &crate::document_line(&Closed {

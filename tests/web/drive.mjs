@@ -304,6 +304,31 @@ const scenarios = {
     await page.waitForSelector("#empty:not([hidden])", { timeout: 30000 });
   },
 
+  // Escalation (tests/inbox_escalation.rs): the page is open and empty; the
+  // test asks a question whose ladder escalates to oncall after 2 s. The
+  // card arrives without the line, gets "Escalated to oncall at HH:MM" when
+  // the step fires (over the stream), and History keeps it once answered.
+  async "inbox-escalation"(page) {
+    await page.waitForSelector("#empty:not([hidden])");
+    await handshake("empty");
+    await waitForCards(page, 1);
+    const line = page.locator("article.card .escalations");
+    if (!(await line.isHidden())) fail(`an escalation is shown before its time: ${await line.textContent()}`);
+    const shown = /^Escalated to oncall at \d{1,2}:\d{2}( [AP]M)?$/;
+    await line.waitFor({ state: "visible", timeout: 15000 });
+    const text = await line.textContent();
+    if (!shown.test(text)) fail(`the card says ${JSON.stringify(text)}`);
+    const cards = page.locator("article.card");
+    await answerCard(page, cards.nth(0), async (card) => {
+      await card.locator('input[value="o1"]').check();
+    });
+    await page.waitForSelector("#empty:not([hidden])");
+    await page.click("#show-history");
+    await page.waitForSelector('body[data-history="loaded"]');
+    const kept = await page.$$eval("#history-list li .escalations", (nodes) => nodes.map((n) => n.textContent));
+    if (kept.length !== 1 || kept[0] !== text) fail(`History shows ${JSON.stringify(kept)}, not ${JSON.stringify(text)}`);
+  },
+
   // An asker leaves while its card is on the page (tests/inbox.rs): the card
   // says for how long the inbox keeps the question, as it does for a
   // question whose asker was already gone when the page opened.

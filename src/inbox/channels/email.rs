@@ -266,6 +266,8 @@ mod tests {
             choices: Vec::new(),
             document: "{}".into(),
             asked_at: "2026-11-28T04:00:00.000Z".into(),
+            to: None,
+            escalation: None,
         };
         let message = message(&question, "a@example.com", "b@example.com", 0);
         let (head, body) = message.split_once("\r\n\r\n").unwrap();

@@ -253,7 +253,7 @@ pub async fn deliver(target: &MatrixTarget, notice: &Notice) -> Result<(), Deliv
         Notice::Asked(question) => {
             let content = question_content(question);
             let event = target
-                .post(&format!("ask_user-{}", question.inbox_id), &content)
+                .post(&format!("ask_user-{}", question.notice_key()), &content)
                 .await?;
             let thread = Thread {
                 inbox_id: question.inbox_id.clone(),

@@ -24,6 +24,7 @@ pub mod http;
 mod links;
 pub mod matrix;
 pub mod ntfy;
+pub mod route;
 pub mod slack;
 mod smtp;
 pub mod webhook;
@@ -126,17 +127,24 @@ pub fn resolve(specs: &[Spec], env: Env<'_>) -> Result<Vec<Channel>, String> {
     specs
         .iter()
         .map(|spec| {
-            let channel = match spec.kind {
-                Kind::Ntfy => ntfy::Ntfy::parse(&spec.target, env).map(Channel::Ntfy),
-                Kind::Slack => slack::Slack::parse(&spec.target, env).map(Channel::Slack),
-                Kind::Webhook => webhook::Webhook::parse(&spec.target, env).map(Channel::Webhook),
-                Kind::Email => email::Email::parse(&spec.target, env).map(Channel::Email),
-                Kind::Matrix => matrix::MatrixTarget::parse(&spec.target, env)
-                    .map(|t| Channel::Matrix(Arc::new(t))),
-            };
-            channel.map_err(|why| format!("--notify-to {}=…: {why}", spec.kind.as_str()))
+            resolve_one(spec, env)
+                .map_err(|why| format!("--notify-to {}=…: {why}", spec.kind.as_str()))
         })
         .collect()
+}
+
+/// One spec with its secrets read from `env` (a policy's contact, or one
+/// `--notify-to`); `Err` says why, without naming where it came from.
+pub fn resolve_one(spec: &Spec, env: Env<'_>) -> Result<Channel, String> {
+    match spec.kind {
+        Kind::Ntfy => ntfy::Ntfy::parse(&spec.target, env).map(Channel::Ntfy),
+        Kind::Slack => slack::Slack::parse(&spec.target, env).map(Channel::Slack),
+        Kind::Webhook => webhook::Webhook::parse(&spec.target, env).map(Channel::Webhook),
+        Kind::Email => email::Email::parse(&spec.target, env).map(Channel::Email),
+        Kind::Matrix => {
+            matrix::MatrixTarget::parse(&spec.target, env).map(|t| Channel::Matrix(Arc::new(t)))
+        }
+    }
 }
 
 /// The secret `name`: the variable itself, else the file `name_FILE`
@@ -221,6 +229,20 @@ pub struct Question {
     pub document: String,
     /// When it was asked, RFC 3339.
     pub asked_at: String,
+    /// Who it is addressed to (the input's `to`), for routing only: no
+    /// channel shows it.
+    pub to: Option<String>,
+    /// Set when this notice is an escalation step's, not the ask's.
+    pub escalation: Option<Escalation>,
+}
+
+/// An escalation step that fired for a question still unanswered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Escalation {
+    /// 1-based, in the ladder's order.
+    pub step: usize,
+    /// The step's `notify`: a person or a group.
+    pub notify: String,
 }
 
 /// An option with the URL that answers it by a POST.
@@ -231,14 +253,29 @@ pub struct ChoiceLink {
 }
 
 impl Question {
-    /// A line for a title or a subject: the title, else the first question.
+    /// A line for a title or a subject: the title, else the first question
+    /// (after "Still unanswered: " for an escalation step's notice).
     pub fn headline(&self) -> String {
         let text = self
             .title
             .clone()
             .or_else(|| self.items.first().map(|item| item.question.clone()))
             .unwrap_or_default();
-        crate::sanitize::one_line(&text, 200)
+        let line = crate::sanitize::one_line(&text, 200);
+        match &self.escalation {
+            Some(_) => format!("Still unanswered: {line}"),
+            None => line,
+        }
+    }
+
+    /// What tells this notice from the question's others, where a channel
+    /// needs a key that is the same on every retry (a webhook's event id, a
+    /// Matrix transaction): the id, and `-escalated-STEP` for a step's.
+    pub fn notice_key(&self) -> String {
+        match &self.escalation {
+            Some(escalation) => format!("{}-escalated-{}", self.inbox_id, escalation.step),
+            None => self.inbox_id.clone(),
+        }
     }
 }
 
@@ -328,77 +365,76 @@ pub trait Links: Send + Sync {
     fn choice(&self, id: &str, option_id: &str) -> Option<String>;
 }
 
-/// Delivers every notice from now on to `channels`, until `changes` ends.
+/// Delivers every notice from now on to `channels` (every question to each
+/// of them: no policy), until the hub's changes end.
 pub async fn deliver_all(
     channels: Vec<Channel>,
     hub: Arc<Hub>,
     links: Arc<dyn Links>,
     context: Context,
 ) {
-    let changes = hub.changes();
-    let mut queues = Vec::new();
-    for channel in channels {
-        let channel = Arc::new(channel);
-        let (sender, receiver) = mpsc::channel(QUEUE);
-        if let Channel::Matrix(target) = &*channel {
-            // Replies come back through its own listener (wt-m's).
-            tokio::spawn(matrix::listen(Arc::clone(target), Arc::clone(&hub)));
-        }
-        tokio::spawn(work(
-            Arc::clone(&channel),
-            receiver,
-            Arc::clone(&hub),
-            context.clone(),
-        ));
-        queues.push((channel, sender));
-    }
-    dispatch(changes, &queues, hub.metrics(), &*links).await;
+    route::Router::new(channels, hub, links, context)
+        .run()
+        .await;
 }
 
-/// Reads the changes, and queues a notice for each channel that wants it.
+/// Reads the changes, and queues a notice for each channel `targets` names
+/// that wants it.
 async fn dispatch(
     mut changes: broadcast::Receiver<Change>,
-    queues: &[(Arc<Channel>, mpsc::Sender<Arc<Notice>>)],
+    targets: &dyn route::Targets,
     metrics: &Metrics,
     links: &dyn Links,
 ) {
     loop {
-        let notice = match changes.recv().await {
+        let (notice, queues) = match changes.recv().await {
             Ok(Change::Asked(listed)) => match read_question(&listed, links) {
-                Some(question) => Notice::Asked(question),
+                Some(question) => {
+                    let queues = targets.asked(&question.inbox_id, question.to.as_deref());
+                    (Notice::Asked(question), queues)
+                }
                 None => continue,
             },
-            Ok(Change::Closed { id, outcome, face }) => Notice::Closed(Closed {
-                inbox_id: id,
-                outcome: outcome.as_str(),
-                face: face.as_str(),
-                at: super::hub::rfc3339(super::store::now_ms()),
-            }),
-            Ok(Change::Presence { .. }) => continue,
+            Ok(Change::Closed { id, outcome, face }) => {
+                let queues = targets.closed(&id);
+                let closed = Closed {
+                    inbox_id: id,
+                    outcome: outcome.as_str(),
+                    face: face.as_str(),
+                    at: super::hub::rfc3339(super::store::now_ms()),
+                };
+                (Notice::Closed(closed), queues)
+            }
+            Ok(Change::Presence { .. } | Change::Updated(_)) => continue,
             Err(broadcast::error::RecvError::Lagged(missed)) => {
                 eprintln!(
                     "ask_user inbox: --notify-to missed {missed} changes (too many at once); they were not sent"
                 );
-                for (channel, _) in queues {
+                for (channel, _) in targets.all() {
                     metrics.notify_dropped(channel.kind().as_str(), missed);
                 }
                 continue;
             }
             Err(broadcast::error::RecvError::Closed) => return,
         };
-        let notice = Arc::new(notice);
-        for (channel, queue) in queues {
-            if !channel.wants(&notice) {
-                continue;
-            }
-            if queue.try_send(Arc::clone(&notice)).is_err() {
-                let kind = channel.kind().as_str();
-                eprintln!(
-                    "ask_user inbox: --notify-to {kind}: {QUEUE} notices already wait (is it down?); the one for question {} is dropped",
-                    notice.inbox_id()
-                );
-                metrics.notify_dropped(kind, 1);
-            }
+        queue_all(&Arc::new(notice), &queues, metrics);
+    }
+}
+
+/// Queues `notice` for each of `queues` that wants it; a full queue drops
+/// it (said and counted).
+fn queue_all(notice: &Arc<Notice>, queues: &[route::Queue], metrics: &Metrics) {
+    for (channel, queue) in queues {
+        if !channel.wants(notice) {
+            continue;
+        }
+        if queue.try_send(Arc::clone(notice)).is_err() {
+            let kind = channel.kind().as_str();
+            eprintln!(
+                "ask_user inbox: --notify-to {kind}: {QUEUE} notices already wait (is it down?); the one for question {} is dropped",
+                notice.inbox_id()
+            );
+            metrics.notify_dropped(kind, 1);
         }
     }
 }
@@ -452,6 +488,8 @@ pub fn read_question(listed: &str, links: &dyn Links) -> Option<Question> {
         #[serde(rename = "askedAt")]
         asked_at: String,
         document: Box<serde_json::value::RawValue>,
+        #[serde(default)]
+        to: Option<String>,
     }
     let listed: Listed = serde_json::from_str(listed).ok()?;
     let document: PromptDocument = serde_json::from_str(listed.document.get()).ok()?;
@@ -490,6 +528,8 @@ pub fn read_question(listed: &str, links: &dyn Links) -> Option<Question> {
         choices,
         document: listed.document.get().to_string(),
         asked_at: listed.asked_at,
+        to: listed.to,
+        escalation: None,
     })
 }
 
@@ -497,6 +537,12 @@ pub fn read_question(listed: &str, links: &dyn Links) -> Option<Question> {
 /// the link (email, Slack's fallback text).
 pub fn plain_text(question: &Question) -> String {
     let mut text = String::new();
+    if let Some(escalation) = &question.escalation {
+        text.push_str(&format!(
+            "Still unanswered: escalated to {} (step {}).\n\n",
+            escalation.notify, escalation.step
+        ));
+    }
     if let Some(title) = &question.title {
         text.push_str(title);
         text.push_str("\n\n");

@@ -365,3 +365,31 @@ fn a_full_queue_drops_and_counts_and_closes_reach_only_the_channels_that_want_th
         assert!(matches!(&*notice, Notice::Asked(q) if q.inbox_id == "ab12cd34"));
     }
 }
+
+#[test]
+fn a_card_update_is_no_new_question_for_the_channels() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let env = env_of(&[]);
+    let channels = resolve(&[Spec::parse("ntfy=http://127.0.0.1:9/t").unwrap()], &env).unwrap();
+    let (sender, mut receiver) = mpsc::channel(4);
+    let queues: Vec<_> = channels
+        .into_iter()
+        .map(|channel| (Arc::new(channel), sender.clone()))
+        .collect();
+    let (changes, listening) = broadcast::channel(16);
+    let document = prompt_of(r#"{"question":"Q?","options":["a","b"]}"#);
+    changes
+        .send(Change::Updated(Arc::from(listed(&document).as_str())))
+        .unwrap();
+    drop(changes);
+    runtime.block_on(dispatch(
+        listening,
+        &queues,
+        &Metrics::default(),
+        &FakeLinks,
+    ));
+    assert!(receiver.try_recv().is_err(), "an update is not notified");
+}

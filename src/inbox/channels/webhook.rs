@@ -111,7 +111,12 @@ fn envelope(id: String, kind: &str, source: &str, subject: &str, time: &str, dat
 }
 
 fn created(question: &Question, source: &str) -> Value {
-    let id = format!("{}-created", question.inbox_id);
+    // An escalation step's notice is an event of its own (a receiver drops
+    // events it has seen by id).
+    let id = match question.escalation {
+        Some(_) => question.notice_key(),
+        None => format!("{}-created", question.inbox_id),
+    };
     let details = question.link.clone().unwrap_or_else(|| source.to_string());
     let requestor = format!(
         "urn:ask-user:asker:{}",
@@ -119,7 +124,7 @@ fn created(question: &Question, source: &str) -> Value {
     );
     let document: Value = serde_json::from_str(&question.document)
         .unwrap_or(Value::String(question.document.clone()));
-    let data = json!({
+    let mut data = json!({
         "context": {
             "specversion": CDEVENTS_VERSION,
             "id": id,
@@ -145,6 +150,12 @@ fn created(question: &Question, source: &str) -> Value {
         },
         "customDataContentType": "application/json",
     });
+    if let Some(escalation) = &question.escalation {
+        data["customData"]["escalation"] = json!({
+            "step": escalation.step,
+            "notify": escalation.notify,
+        });
+    }
     envelope(
         id,
         CREATED,

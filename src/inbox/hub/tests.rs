@@ -103,6 +103,9 @@ fn resync_brings_in_what_another_replica_wrote() {
             }
             Change::Closed { id, .. } => format!("closed {id}"),
             Change::Presence { id, .. } => format!("presence {id}"),
+            Change::Updated(line) => {
+                format!("updated {}", value(&line)["inboxId"].as_str().unwrap())
+            }
         });
     }
     told.sort();
@@ -747,6 +750,7 @@ fn the_page_hears_every_change_after_its_snapshot() {
             Change::Closed { id, outcome, face } => {
                 format!("{id} {} by {}", outcome.as_str(), face.as_str())
             }
+            Change::Updated(listed) => format!("updated {}", value(&listed)["inboxId"]),
         });
     }
     assert_eq!(

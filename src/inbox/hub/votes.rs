@@ -286,7 +286,7 @@ impl Hub {
                 if let Some(open) = state.open.get_mut(id) {
                     open.ballot = Some(ballot.clone());
                     if let Ok(listed) = self.listed(id, open) {
-                        let _ = self.changes.send(super::Change::Asked(listed));
+                        let _ = self.changes.send(super::Change::Updated(listed));
                     }
                 }
                 Ok(crate::document_line(&VoteRecorded {
@@ -501,6 +501,22 @@ mod tests {
             // History keeps who decided it.
             let history = json(&hub.history(None).unwrap()[0]);
             assert_eq!(history["decidedBy"], "bob");
+        }
+
+        #[test]
+        fn a_vote_updates_the_card_and_is_no_new_question() {
+            let dir = tempfile::tempdir().unwrap();
+            let hub = hub(&dir);
+            let id = ask(&hub, TWO);
+            let mut changes = hub.changes();
+            reply(&hub, &id, "Yes", Some("ada")).unwrap();
+            // Notifications (--notify, --notify-to) hear of new questions
+            // only: a vote must not send the question to everyone again.
+            let Ok(crate::inbox::hub::Change::Updated(listed)) = changes.try_recv() else {
+                panic!("the card is updated");
+            };
+            assert_eq!(json(&listed)["approvals"]["approvals"], 1);
+            assert!(changes.try_recv().is_err());
         }
 
         #[test]

@@ -34,8 +34,10 @@ pub use self::sqlite::SqliteStore;
 /// token's name); 4: named tokens kept in the store (`inbox token add`);
 /// 5: the key of one-question links (shared by replicas), and the faces
 /// `link`, `ntfy` and `matrix`; 6: the votes of questions that need
-/// approvals (`votes`); 7: the groups of person tokens (`member_of`).
-pub const SCHEMA_VERSION: i64 = 8;
+/// approvals (`votes`); 7: the groups of person tokens (`member_of`);
+/// 8: standing answers (`rules`), each person's away switch (`away`) and
+/// the face `rule`; 9: the escalation steps fired (`escalations`).
+pub const SCHEMA_VERSION: i64 = 9;
 
 /// Why the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -201,6 +203,16 @@ pub trait Store: Send {
     /// Sets `person` away since `since`, or back (`None`). The first
     /// `since` stays while they stay away.
     fn set_away(&mut self, person: &str, since: Option<Millis>) -> Result<()>;
+
+    /// Records that escalation step `escalation.step` fired for its
+    /// question, if the question is still pending and no replica recorded
+    /// that step yet: the first writer wins (the key is question and step),
+    /// and only it notifies.
+    fn escalate(&mut self, escalation: &Escalation) -> Result<Escalated>;
+
+    /// The escalation steps fired for the questions `ids`, by question,
+    /// then step.
+    fn escalations(&mut self, ids: &[String]) -> Result<Vec<Escalation>>;
 }
 
 /// A standing answer as stored: who owns it, its match and answer as the
@@ -213,6 +225,32 @@ pub struct StoredRule {
     pub rule: String,
     pub added_at: Millis,
     pub expires_at: Millis,
+}
+
+/// An escalation step that fired for a question (the policy's
+/// `[[escalate]]`, issue #40): kept, so that it fires once across the
+/// replicas and restarts, and history shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Escalation {
+    pub question: String,
+    /// 1-based, in the ladder's order when it fired.
+    pub step: u32,
+    /// The step's `after`, in milliseconds.
+    pub after: Millis,
+    /// The step's `notify`: a person or a group.
+    pub notify: String,
+    pub at: Millis,
+}
+
+/// What [`Store::escalate`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Escalated {
+    /// Recorded now: the caller notifies.
+    Fired,
+    /// Another replica (or an earlier call) recorded this step first.
+    Already,
+    /// The question has an outcome (or no question has this id): nothing kept.
+    Closed,
 }
 
 /// One person's vote on a question that needs approvals.

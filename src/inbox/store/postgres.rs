@@ -24,14 +24,14 @@ use postgres::{Client, Row, Transaction};
 use super::tls::MakeRustls;
 
 use super::{
-    Decided, Decision, Error, Event, Face, Millis, NewQuestion, NewVote, RULES_CHANGED, Result,
-    SCHEMA_VERSION, Source, Store, Stored, StoredRule, StoredToken, TOKENS_CHANGED, Tally,
-    TokenRole, Voted, new_id,
+    Decided, Decision, Error, Escalated, Escalation, Event, Face, Millis, NewQuestion, NewVote,
+    RULES_CHANGED, Result, SCHEMA_VERSION, Source, Store, Stored, StoredRule, StoredToken,
+    TOKENS_CHANGED, Tally, TokenRole, Voted, new_id,
 };
 
 /// Each schema version's step, applied in order. A step is never edited
 /// once released: a later change is a new step.
-const MIGRATIONS: [&str; 8] = [
+const MIGRATIONS: [&str; 9] = [
     // 1: questions and their event log, as in SQLite (`seq`: the order rows
     // were stored, SQLite's rowid).
     "
@@ -165,6 +165,18 @@ CREATE TABLE ask_user_away (
 ALTER TABLE questions DROP CONSTRAINT questions_face_check;
 ALTER TABLE questions ADD CONSTRAINT questions_face_check
     CHECK (face IN ('page','cli','asker','inbox','link','ntfy','matrix','rule'));
+",
+    // 9: the escalation steps fired (the policy's `[[escalate]]`, issue
+    // #40), one row per question and step: the first replica's insert wins.
+    "
+CREATE TABLE escalations (
+    question TEXT NOT NULL REFERENCES questions (id),
+    step     INTEGER NOT NULL,
+    after_ms BIGINT NOT NULL,
+    notify   TEXT NOT NULL,
+    at       BIGINT NOT NULL,
+    PRIMARY KEY (question, step)
+);
 ",
 ];
 
@@ -785,6 +797,74 @@ impl Store for PostgresStore {
             notify(&mut tx, RULES_CHANGED)?;
             tx.commit().map_err(pg)?;
             Ok(())
+        })
+    }
+
+    /// The question's row is locked (`FOR UPDATE`) first: an outcome being
+    /// written through another replica is either before (nothing kept) or
+    /// after; two replicas firing the same step race on the key, and the
+    /// second's insert does nothing.
+    fn escalate(&mut self, escalation: &Escalation) -> Result<Escalated> {
+        let escalation = escalation.clone();
+        let step = i32::try_from(escalation.step)
+            .map_err(|_| Error::Corrupt(format!("an escalation step {}", escalation.step)))?;
+        self.call(move |client| {
+            let mut tx = client.transaction().map_err(pg)?;
+            let pending: Option<bool> = tx
+                .query_opt(
+                    "SELECT outcome IS NULL FROM questions WHERE id = $1 FOR UPDATE",
+                    &[&escalation.question],
+                )
+                .map_err(pg)?
+                .map(|row| row.get(0));
+            if pending != Some(true) {
+                return Ok(Escalated::Closed);
+            }
+            let inserted = tx
+                .execute(
+                    "INSERT INTO escalations (question, step, after_ms, notify, at)
+                     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (question, step) DO NOTHING",
+                    &[
+                        &escalation.question,
+                        &step,
+                        &escalation.after,
+                        &escalation.notify,
+                        &escalation.at,
+                    ],
+                )
+                .map_err(pg)?;
+            tx.commit().map_err(pg)?;
+            Ok(if inserted == 1 {
+                Escalated::Fired
+            } else {
+                Escalated::Already
+            })
+        })
+    }
+
+    fn escalations(&mut self, ids: &[String]) -> Result<Vec<Escalation>> {
+        let ids = ids.to_vec();
+        self.call(move |client| {
+            let rows = client
+                .query(
+                    "SELECT question, step, after_ms, notify, at FROM escalations
+                     WHERE question = ANY($1) ORDER BY question, step",
+                    &[&ids],
+                )
+                .map_err(pg)?;
+            rows.iter()
+                .map(|row| {
+                    let step: i32 = row.get(1);
+                    Ok(Escalation {
+                        question: row.get(0),
+                        step: u32::try_from(step)
+                            .map_err(|_| Error::Corrupt(format!("an escalation step {step}")))?,
+                        after: row.get(2),
+                        notify: row.get(3),
+                        at: row.get(4),
+                    })
+                })
+                .collect()
         })
     }
 }

@@ -11,14 +11,15 @@ use std::time::Duration;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehavior, params};
 
 use super::{
-    Decided, Decision, Error, Event, Face, Millis, NewQuestion, NewVote, Result, SCHEMA_VERSION,
-    Source, Store, Stored, StoredRule, StoredToken, Tally, TokenRole, Voted, new_id,
+    Decided, Decision, Error, Escalated, Escalation, Event, Face, Millis, NewQuestion, NewVote,
+    Result, SCHEMA_VERSION, Source, Store, Stored, StoredRule, StoredToken, Tally, TokenRole,
+    Voted, new_id,
 };
 
 /// Each schema version's step, applied in order from the store's version
 /// (`PRAGMA user_version`) to [`SCHEMA_VERSION`]. A step is never edited once
 /// released: a later change is a new step.
-const MIGRATIONS: [&str; 8] = [
+const MIGRATIONS: [&str; 9] = [
     // 1: questions and their event log.
     "
 CREATE TABLE questions (
@@ -226,6 +227,18 @@ CREATE TRIGGER asker_written_once BEFORE UPDATE OF asked_by ON questions
 BEGIN
     SELECT RAISE(ABORT, 'who asked is written once');
 END;
+",
+    // 9: the escalation steps fired (the policy's `[[escalate]]`, issue
+    // #40), one row per question and step: the first replica's insert wins.
+    "
+CREATE TABLE escalations (
+    question TEXT NOT NULL REFERENCES questions (id),
+    step     INTEGER NOT NULL,
+    after_ms INTEGER NOT NULL,
+    notify   TEXT NOT NULL,
+    at       INTEGER NOT NULL,
+    PRIMARY KEY (question, step)
+) STRICT;
 ",
 ];
 
@@ -658,6 +671,62 @@ impl Store for SqliteStore {
                 .execute("DELETE FROM away WHERE person = ?1", [person])?,
         };
         Ok(())
+    }
+
+    fn escalate(&mut self, escalation: &Escalation) -> Result<Escalated> {
+        // BEGIN IMMEDIATE: no outcome can be written between the look and
+        // the insert.
+        let tx = self.immediate()?;
+        let pending: Option<bool> = tx
+            .query_row(
+                "SELECT outcome IS NULL FROM questions WHERE id = ?1",
+                [&escalation.question],
+                |row| row.get(0),
+            )
+            .optional()?;
+        if pending != Some(true) {
+            return Ok(Escalated::Closed);
+        }
+        let inserted = tx.execute(
+            "INSERT INTO escalations (question, step, after_ms, notify, at)
+             VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (question, step) DO NOTHING",
+            params![
+                escalation.question,
+                escalation.step,
+                escalation.after,
+                escalation.notify,
+                escalation.at
+            ],
+        )?;
+        tx.commit()?;
+        Ok(if inserted == 1 {
+            Escalated::Fired
+        } else {
+            Escalated::Already
+        })
+    }
+
+    fn escalations(&mut self, ids: &[String]) -> Result<Vec<Escalation>> {
+        let mut statement = self.conn.prepare(
+            "SELECT question, step, after_ms, notify, at FROM escalations
+             WHERE question = ?1 ORDER BY step",
+        )?;
+        let mut all = Vec::new();
+        for id in ids {
+            let rows = statement.query_map([id], |row| {
+                Ok(Escalation {
+                    question: row.get(0)?,
+                    step: row.get(1)?,
+                    after: row.get(2)?,
+                    notify: row.get(3)?,
+                    at: row.get(4)?,
+                })
+            })?;
+            for row in rows {
+                all.push(row?);
+            }
+        }
+        Ok(all)
     }
 }
 
