@@ -102,6 +102,10 @@ macro_rules! suite {
                 "postgres::a_decision_sent_again_exactly_is_still_now",
                 a_decision_sent_again_exactly_is_still_now,
             ));
+            tests.push((
+                "postgres::each_statement_is_planned_once_per_connection",
+                each_statement_is_planned_once_per_connection,
+            ));
             harness::run(file!(), tests)
         }
     };
@@ -694,6 +698,60 @@ fn a_restarted_server_is_reconnected_to_by_the_next_call() {
     );
     server.run();
     assert_eq!(store.history(None).unwrap().len(), 1);
+}
+
+/// PostgreSQL only: the store prepares each statement once per connection
+/// and keeps it, so the server parses and plans an ask once however many
+/// follow (issue #40's throughput: parsing and planning each ask anew was
+/// most of the server's time). pg_stat_statements counts each statement's
+/// plans; with generic plans forced, a kept statement is planned once, a
+/// statement sent as text once per call.
+fn each_statement_is_planned_once_per_connection() {
+    let settings = [
+        "shared_preload_libraries=pg_stat_statements".to_string(),
+        "pg_stat_statements.track_planning=on".to_string(),
+        "plan_cache_mode=force_generic_plan".to_string(),
+    ];
+    let server = harness::require(
+        postgres::Server::start_with(&settings, |_| {}),
+        postgres::MISSING,
+    );
+    let url = server.new_database();
+    let database = url.rsplit('/').next().unwrap().to_string();
+    server
+        .psql(&database, "CREATE EXTENSION pg_stat_statements")
+        .unwrap();
+    let mut store = store::open(&Location::Postgres(url)).unwrap();
+    server
+        .psql(&database, "SELECT pg_stat_statements_reset()")
+        .unwrap();
+    for n in 0..12 {
+        let (id, created) = store.ask(&question(&format!("k{n}"), 1_000 + n)).unwrap();
+        assert!(created);
+        assert_eq!(store.get(&id).unwrap().unwrap().id, id);
+        let done = decision(Outcome::Answered, Face::Cli, "{}");
+        assert_eq!(store.decide(&id, &done).unwrap(), Decided::Now);
+    }
+    let counted = |start: &str| -> String {
+        server
+            .psql(
+                &database,
+                &format!(
+                    "SELECT calls || ' calls, ' || plans || ' plans' FROM pg_stat_statements \
+                     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+                     AND query LIKE '{start}%'"
+                ),
+            )
+            .unwrap()
+    };
+    assert_eq!(counted("WITH found AS"), "12 calls, 1 plans", "the ask");
+    assert_eq!(
+        counted("SELECT id, ask_key"),
+        "12 calls, 1 plans",
+        "the get (a decision that wins reads nothing)"
+    );
+    assert_eq!(counted("UPDATE questions SET outcome"), "12 calls, 1 plans");
+    assert_eq!(counted("INSERT INTO events"), "12 calls, 1 plans");
 }
 
 /// PostgreSQL only: the store keeps its connection from call to call and

@@ -14,174 +14,25 @@
 //! migrations take an advisory lock, so replicas that start together migrate
 //! once.
 
-use std::sync::mpsc;
-use std::thread;
 use std::time::Duration;
 
-use postgres::fallible_iterator::FallibleIterator as _;
-use postgres::{Client, Row, Transaction};
+use postgres::Row;
 
 use super::tls::MakeRustls;
 
+mod listen;
+mod schema;
+mod session;
+
+pub use listen::{LISTENER_NAME, Notice, listen};
+pub use session::PostgresStore;
+use session::{Prepared as _, Session, Tx};
+
 use super::{
     Decided, Decision, Error, Escalated, Escalation, Event, Face, Millis, NewQuestion, NewVote,
-    RULES_CHANGED, Result, SCHEMA_VERSION, Source, Store, Stored, StoredRule, StoredToken,
-    TOKENS_CHANGED, Tally, TokenRole, Voted, new_id,
+    RULES_CHANGED, Result, Source, Store, Stored, StoredRule, StoredToken, TOKENS_CHANGED, Tally,
+    TokenRole, Voted, new_id,
 };
-
-/// Each schema version's step, applied in order. A step is never edited
-/// once released: a later change is a new step.
-const MIGRATIONS: [&str; 9] = [
-    // 1: questions and their event log, as in SQLite (`seq`: the order rows
-    // were stored, SQLite's rowid).
-    "
-CREATE TABLE ask_user_schema (version INTEGER NOT NULL);
-INSERT INTO ask_user_schema VALUES (0);
-CREATE TABLE questions (
-    seq         BIGSERIAL NOT NULL UNIQUE,
-    id          TEXT PRIMARY KEY,
-    ask_key     TEXT NOT NULL UNIQUE,
-    input       TEXT NOT NULL,
-    prompt      TEXT NOT NULL,
-    source_name TEXT,
-    source_cwd  TEXT,
-    source_pid  BIGINT,
-    asked_at    BIGINT NOT NULL,
-    expires_at  BIGINT,
-    gone_at     BIGINT,
-    gone_reason TEXT,
-    outcome     TEXT CHECK (outcome IN
-                  ('answered','declined','cancelled','dismissed','timed_out','asker_gone')),
-    face        TEXT CHECK (face IN ('page','cli','asker','inbox')),
-    document    TEXT,
-    decided_at  BIGINT,
-    CHECK ((outcome IS NULL) = (face IS NULL)
-       AND (outcome IS NULL) = (document IS NULL)
-       AND (outcome IS NULL) = (decided_at IS NULL))
-);
-CREATE INDEX questions_pending ON questions (asked_at, seq) WHERE outcome IS NULL;
-CREATE TABLE events (
-    seq      BIGSERIAL PRIMARY KEY,
-    question TEXT NOT NULL REFERENCES questions (id),
-    at       BIGINT NOT NULL,
-    kind     TEXT NOT NULL CHECK (kind IN ('asked','asker_left','asker_back','decided')),
-    detail   TEXT
-);
-CREATE INDEX events_question ON events (question);
-CREATE FUNCTION ask_user_outcome_written_once() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF OLD.outcome IS NOT NULL AND (NEW.outcome, NEW.face, NEW.document, NEW.decided_at)
-        IS DISTINCT FROM (OLD.outcome, OLD.face, OLD.document, OLD.decided_at) THEN
-        RAISE EXCEPTION 'an outcome is written once';
-    END IF;
-    RETURN NEW;
-END $$;
-CREATE TRIGGER outcome_written_once BEFORE UPDATE ON questions
-    FOR EACH ROW EXECUTE FUNCTION ask_user_outcome_written_once();
-CREATE FUNCTION ask_user_events_never_rewritten() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    RAISE EXCEPTION 'events are never rewritten';
-END $$;
-CREATE TRIGGER events_never_rewritten BEFORE UPDATE ON events
-    FOR EACH ROW EXECUTE FUNCTION ask_user_events_never_rewritten();
-",
-    // 2: who decided (a person's name, from a named token).
-    "
-ALTER TABLE questions ADD COLUMN decided_by TEXT;
-CREATE OR REPLACE FUNCTION ask_user_outcome_written_once() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF OLD.outcome IS NOT NULL
-        AND (NEW.outcome, NEW.face, NEW.document, NEW.decided_at, NEW.decided_by)
-        IS DISTINCT FROM (OLD.outcome, OLD.face, OLD.document, OLD.decided_at, OLD.decided_by) THEN
-        RAISE EXCEPTION 'an outcome is written once';
-    END IF;
-    RETURN NEW;
-END $$;
-",
-    // 3: who asked (an asker token's name).
-    "
-ALTER TABLE questions ADD COLUMN asked_by TEXT;
-CREATE FUNCTION ask_user_asker_written_once() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    IF NEW.asked_by IS DISTINCT FROM OLD.asked_by THEN
-        RAISE EXCEPTION 'who asked is written once';
-    END IF;
-    RETURN NEW;
-END $$;
-CREATE TRIGGER asker_written_once BEFORE UPDATE ON questions
-    FOR EACH ROW EXECUTE FUNCTION ask_user_asker_written_once();
-",
-    // 4: named tokens (`inbox token add`): the SHA-256 of each, never the token.
-    "
-CREATE TABLE ask_user_tokens (
-    name     TEXT PRIMARY KEY,
-    role     TEXT NOT NULL CHECK (role IN ('person','asker')),
-    digest   BYTEA NOT NULL UNIQUE CHECK (length(digest) = 32),
-    added_at BIGINT NOT NULL
-);
-",
-    // 5: the key of one-question links (one row), and the faces link, ntfy
-    // and matrix.
-    "
-CREATE TABLE ask_user_link_key (
-    only_one BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (only_one),
-    key      BYTEA NOT NULL CHECK (length(key) = 32)
-);
-ALTER TABLE questions DROP CONSTRAINT questions_face_check;
-ALTER TABLE questions ADD CONSTRAINT questions_face_check
-    CHECK (face IN ('page','cli','asker','inbox','link','ntfy','matrix'));
-",
-    // 6: the votes of questions that need approvals: one per person
-    // (a later vote replaces theirs), kept after the outcome.
-    "
-CREATE TABLE votes (
-    question TEXT NOT NULL REFERENCES questions (id),
-    voter    TEXT NOT NULL,
-    face     TEXT NOT NULL,
-    answers  TEXT NOT NULL,
-    at       BIGINT NOT NULL,
-    PRIMARY KEY (question, voter)
-);
-",
-    // 7: the groups of a person token (`--group`, issue #40), space-separated
-    // (a group name has no spaces: `tokens::check_name`); '' for none.
-    "
-ALTER TABLE ask_user_tokens ADD COLUMN member_of TEXT NOT NULL DEFAULT '';
-",
-    // 8: standing answers (`inbox rule`, issue #40), each person's away
-    // switch, and the face rule.
-    "
-CREATE TABLE ask_user_rules (
-    id         TEXT PRIMARY KEY,
-    owner      TEXT NOT NULL,
-    rule       TEXT NOT NULL,
-    added_at   BIGINT NOT NULL,
-    expires_at BIGINT NOT NULL
-);
-CREATE TABLE ask_user_away (
-    person TEXT PRIMARY KEY,
-    since  BIGINT NOT NULL
-);
-ALTER TABLE questions DROP CONSTRAINT questions_face_check;
-ALTER TABLE questions ADD CONSTRAINT questions_face_check
-    CHECK (face IN ('page','cli','asker','inbox','link','ntfy','matrix','rule'));
-",
-    // 9: the escalation steps fired (the policy's `[[escalate]]`, issue
-    // #40), one row per question and step: the first replica's insert wins.
-    "
-CREATE TABLE escalations (
-    question TEXT NOT NULL REFERENCES questions (id),
-    step     INTEGER NOT NULL,
-    after_ms BIGINT NOT NULL,
-    notify   TEXT NOT NULL,
-    at       BIGINT NOT NULL,
-    PRIMARY KEY (question, step)
-);
-",
-];
-
-/// The advisory lock that migrations hold ("ask_" in ASCII).
-const MIGRATION_LOCK: i64 = 0x6173_6b5f;
 
 /// How long opening a connection may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -189,124 +40,13 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// as lost (TCP_USER_TIMEOUT, where the system has it).
 const LOST_AFTER: Duration = Duration::from_secs(15);
 
-type Job = Box<dyn FnOnce(&mut Connection) + Send>;
-
-/// The handle the inbox holds: jobs go to the thread that owns the connection.
-pub struct PostgresStore {
-    jobs: mpsc::Sender<Job>,
-}
-
-/// The connection thread's state.
-struct Connection {
-    config: postgres::Config,
-    tls: MakeRustls,
-    client: Option<Client>,
-}
-
-impl Connection {
-    /// The open client, connecting first when there is none or it was lost.
-    fn client(&mut self) -> Result<&mut Client> {
-        let client = match self.client.take() {
-            Some(client) if !client.is_closed() => client,
-            _ => self.config.connect(self.tls.clone()).map_err(pg)?,
-        };
-        Ok(self.client.insert(client))
-    }
-}
-
-impl PostgresStore {
-    /// Connects to `url` and migrates its schema up to `version`.
-    pub(super) fn open_at(url: &str, version: i64) -> Result<PostgresStore> {
-        let (config, tls) = config(url)?;
-        let (jobs, inbox) = mpsc::channel::<Job>();
-        thread::Builder::new()
-            .name("ask_user store".into())
-            .spawn(move || {
-                let mut connection = Connection {
-                    config,
-                    tls,
-                    client: None,
-                };
-                // Ends when the store is dropped (its sender with it).
-                for job in inbox {
-                    job(&mut connection);
-                }
-            })
-            .map_err(|e| Error::Postgres(format!("no thread for the connection ({e})")))?;
-        let store = PostgresStore { jobs };
-        store.call(move |client| migrate(client, version))?;
-        Ok(store)
-    }
-
-    /// Runs `work` on the connection's thread and waits for its result.
-    /// When the connection turns out to be lost (the server restarted since
-    /// the last call), `work` runs once more on a new one: each `work` is
-    /// one transaction, and safe to repeat (see [`PostgresStore::decide`]).
-    fn call<T: Send + 'static>(
-        &self,
-        work: impl Fn(&mut Client) -> Result<T> + Send + 'static,
-    ) -> Result<T> {
-        let (reply, result) = mpsc::sync_channel(1);
-        let job: Job = Box::new(move |connection| {
-            let mut outcome = connection.client().and_then(&work);
-            if outcome.is_err() && connection.client.as_ref().is_some_and(Client::is_closed) {
-                connection.client = None;
-                outcome = connection.client().and_then(&work);
-            }
-            if outcome.is_err() {
-                // After an error the connection may be half-way through a
-                // transaction: the next call starts from a fresh one.
-                connection.client = None;
-            }
-            let _ = reply.send(outcome);
-        });
-        let gone = || Error::Postgres("the store's connection thread stopped".into());
-        self.jobs.send(job).map_err(|_| gone())?;
-        result.recv().map_err(|_| gone())?
-    }
-}
-
-fn migrate(client: &mut Client, target: i64) -> Result<()> {
-    let mut tx = client.transaction().map_err(pg)?;
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
-        .map_err(pg)?;
-    let exists: bool = tx
-        .query_one("SELECT to_regclass('ask_user_schema') IS NOT NULL", &[])
-        .map_err(pg)?
-        .get(0);
-    let found: i64 = if exists {
-        let version: i32 = tx
-            .query_one("SELECT version FROM ask_user_schema", &[])
-            .map_err(pg)?
-            .get(0);
-        i64::from(version)
-    } else {
-        0
-    };
-    if found > SCHEMA_VERSION {
-        return Err(Error::NewerSchema {
-            found,
-            known: SCHEMA_VERSION,
-        });
-    }
-    for (version, step) in (1..).zip(MIGRATIONS) {
-        if version > found && version <= target {
-            tx.batch_execute(step).map_err(pg)?;
-            let version = i32::try_from(version).unwrap_or(i32::MAX);
-            tx.execute("UPDATE ask_user_schema SET version = $1", &[&version])
-                .map_err(pg)?;
-        }
-    }
-    tx.commit().map_err(pg)
-}
-
 impl Store for PostgresStore {
     /// One statement, committed on its own: the retry's lookup, the
     /// insert, its event and the notice (two round trips, where a
     /// transaction of four statements took ten; issue #40's throughput).
     fn ask(&mut self, question: &NewQuestion) -> Result<(String, bool)> {
         let question = question.clone();
-        self.call(move |client| {
+        self.call(move |client: &mut Session| {
             let pid = question.source.pid.map(i64::from);
             loop {
                 // No row: a taken id, or a concurrent retry's key stored
@@ -355,7 +95,7 @@ impl Store for PostgresStore {
 
     fn get(&mut self, id: &str) -> Result<Option<Stored>> {
         let id = id.to_string();
-        self.call(move |client| {
+        self.call(move |client: &mut Session| {
             let row = client
                 .query_opt(
                     &format!("SELECT {COLUMNS} FROM questions WHERE id = $1"),
@@ -367,7 +107,7 @@ impl Store for PostgresStore {
     }
 
     fn pending(&mut self) -> Result<Vec<Stored>> {
-        self.call(|client| {
+        self.call(|client: &mut Session| {
             let rows = client
                 .query(
                     &format!(
@@ -384,7 +124,7 @@ impl Store for PostgresStore {
     fn history(&mut self, limit: Option<usize>) -> Result<Vec<Stored>> {
         // LIMIT NULL is no limit.
         let limit = limit.map(|n| i64::try_from(n).unwrap_or(i64::MAX));
-        self.call(move |client| {
+        self.call(move |client: &mut Session| {
             let rows = client
                 .query(
                     &format!(
@@ -400,7 +140,7 @@ impl Store for PostgresStore {
 
     fn decide(&mut self, id: &str, decision: &Decision) -> Result<Decided> {
         let (id, decision) = (id.to_string(), decision.clone());
-        self.call(move |client| {
+        self.call(move |client: &mut Session| {
             let mut tx = client.transaction().map_err(pg)?;
             let changed = tx
                 .execute(
@@ -454,7 +194,7 @@ impl Store for PostgresStore {
 
     fn mark_gone(&mut self, id: &str, reason: &str, at: Millis) -> Result<bool> {
         let (id, reason) = (id.to_string(), reason.to_string());
-        self.call(move |client| {
+        self.call(move |client: &mut Session| {
             let mut tx = client.transaction().map_err(pg)?;
             let changed = tx
                 .execute(
@@ -474,7 +214,7 @@ impl Store for PostgresStore {
 
     fn mark_back(&mut self, id: &str, at: Millis) -> Result<bool> {
         let id = id.to_string();
-        self.call(move |client| {
+        self.call(move |client: &mut Session| {
             let mut tx = client.transaction().map_err(pg)?;
             let changed = tx
                 .execute(
@@ -494,7 +234,7 @@ impl Store for PostgresStore {
 
     fn events(&mut self, id: &str) -> Result<Vec<Event>> {
         let id = id.to_string();
-        self.call(move |client| {
+        self.call(move |client: &mut Session| {
             let rows = client
                 .query(
                     "SELECT at, kind, detail FROM events WHERE question = $1 ORDER BY seq",
@@ -513,7 +253,7 @@ impl Store for PostgresStore {
     }
 
     fn schema_version(&mut self) -> Result<i64> {
-        self.call(|client| {
+        self.call(|client: &mut Session| {
             let version: i32 = client
                 .query_one("SELECT version FROM ask_user_schema", &[])
                 .map_err(pg)?
@@ -527,7 +267,7 @@ impl Store for PostgresStore {
     /// shows every session's database and application name to every role
     /// (the fields it hides from other roles are others).
     fn replicas(&mut self) -> Result<u64> {
-        self.call(|client| {
+        self.call(|client: &mut Session| {
             let count: i64 = client
                 .query_one(
                     "SELECT count(*) FROM pg_stat_activity
@@ -545,7 +285,7 @@ impl Store for PostgresStore {
     }
 
     fn tokens(&mut self) -> Result<Vec<StoredToken>> {
-        self.call(|client| {
+        self.call(|client: &mut Session| {
             let rows = client
                 .query(
                     "SELECT name, role, digest, added_at, member_of FROM ask_user_tokens ORDER BY name",
@@ -571,7 +311,7 @@ impl Store for PostgresStore {
     /// Every replica hears of it ([`TOKENS_CHANGED`]) and reads the tokens again.
     fn add_token(&mut self, token: &StoredToken) -> Result<bool> {
         let token = token.clone();
-        self.call(move |client| {
+        self.call(move |client: &mut Session| {
             let mut tx = client.transaction().map_err(pg)?;
             let added = tx
                 .execute(
@@ -594,7 +334,7 @@ impl Store for PostgresStore {
 
     fn remove_token(&mut self, name: &str) -> Result<bool> {
         let name = name.to_string();
-        self.call(move |client| {
+        self.call(move |client: &mut Session| {
             let mut tx = client.transaction().map_err(pg)?;
             let removed = tx
                 .execute("DELETE FROM ask_user_tokens WHERE name = $1", &[&name])
@@ -609,7 +349,7 @@ impl Store for PostgresStore {
     /// the first, and each reads back the one stored.
     fn link_key(&mut self) -> Result<[u8; super::LINK_KEY_LEN]> {
         let fresh = super::new_link_key()?;
-        self.call(move |client| {
+        self.call(move |client: &mut Session| {
             client
                 .execute(
                     "INSERT INTO ask_user_link_key (key) VALUES ($1) ON CONFLICT DO NOTHING",
@@ -630,7 +370,7 @@ impl Store for PostgresStore {
     /// and only the deciding one writes the outcome.
     fn vote(&mut self, id: &str, vote: &NewVote, tally: Tally) -> Result<Voted> {
         let (id, vote) = (id.to_string(), vote.clone());
-        self.call(move |client| {
+        self.call(move |client: &mut Session| {
             let mut tx = client.transaction().map_err(pg)?;
             let row = tx
                 .query_opt(
@@ -704,14 +444,14 @@ impl Store for PostgresStore {
 
     fn votes(&mut self, id: &str) -> Result<Vec<NewVote>> {
         let id = id.to_string();
-        self.call(move |client| {
+        self.call(move |client: &mut Session| {
             let mut tx = client.transaction().map_err(pg)?;
             read_votes(&mut tx, &id)
         })
     }
 
     fn rules(&mut self) -> Result<Vec<StoredRule>> {
-        self.call(|client| {
+        self.call(|client: &mut Session| {
             let rows = client
                 .query(
                     "SELECT id, owner, rule, added_at, expires_at FROM ask_user_rules
@@ -735,7 +475,7 @@ impl Store for PostgresStore {
     /// Every replica hears of it ([`RULES_CHANGED`]) and reads the rules again.
     fn add_rule(&mut self, rule: &StoredRule) -> Result<bool> {
         let rule = rule.clone();
-        self.call(move |client| {
+        self.call(move |client: &mut Session| {
             let mut tx = client.transaction().map_err(pg)?;
             let added = tx
                 .execute(
@@ -758,7 +498,7 @@ impl Store for PostgresStore {
 
     fn remove_rule(&mut self, id: &str) -> Result<bool> {
         let id = id.to_string();
-        self.call(move |client| {
+        self.call(move |client: &mut Session| {
             let mut tx = client.transaction().map_err(pg)?;
             let removed = tx
                 .execute("DELETE FROM ask_user_rules WHERE id = $1", &[&id])
@@ -770,7 +510,7 @@ impl Store for PostgresStore {
     }
 
     fn away(&mut self) -> Result<Vec<(String, Millis)>> {
-        self.call(|client| {
+        self.call(|client: &mut Session| {
             let rows = client
                 .query(
                     "SELECT person, since FROM ask_user_away ORDER BY person",
@@ -783,7 +523,7 @@ impl Store for PostgresStore {
 
     fn set_away(&mut self, person: &str, since: Option<Millis>) -> Result<()> {
         let person = person.to_string();
-        self.call(move |client| {
+        self.call(move |client: &mut Session| {
             let mut tx = client.transaction().map_err(pg)?;
             match since {
                 Some(since) => tx.execute(
@@ -808,7 +548,7 @@ impl Store for PostgresStore {
         let escalation = escalation.clone();
         let step = i32::try_from(escalation.step)
             .map_err(|_| Error::Corrupt(format!("an escalation step {}", escalation.step)))?;
-        self.call(move |client| {
+        self.call(move |client: &mut Session| {
             let mut tx = client.transaction().map_err(pg)?;
             let pending: Option<bool> = tx
                 .query_opt(
@@ -844,7 +584,7 @@ impl Store for PostgresStore {
 
     fn escalations(&mut self, ids: &[String]) -> Result<Vec<Escalation>> {
         let ids = ids.to_vec();
-        self.call(move |client| {
+        self.call(move |client: &mut Session| {
             let rows = client
                 .query(
                     "SELECT question, step, after_ms, notify, at FROM escalations
@@ -870,7 +610,7 @@ impl Store for PostgresStore {
 }
 
 /// The votes on question `id`, in the order cast (ties: by name).
-fn read_votes(tx: &mut Transaction<'_>, id: &str) -> Result<Vec<NewVote>> {
+fn read_votes(tx: &mut Tx<'_>, id: &str) -> Result<Vec<NewVote>> {
     let rows = tx
         .query(
             "SELECT voter, face, answers, at FROM votes WHERE question = $1 ORDER BY at, voter",
@@ -930,7 +670,7 @@ fn read_row(row: &Row) -> Result<Stored> {
 }
 
 fn log_event(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     id: &str,
     at: Millis,
     kind: &str,
@@ -948,81 +688,10 @@ fn log_event(
 /// notice is delivered when (and only if) the transaction commits.
 const CHANNEL: &str = "ask_user";
 
-fn notify(tx: &mut Transaction<'_>, id: &str) -> Result<()> {
+fn notify(tx: &mut Tx<'_>, id: &str) -> Result<()> {
     tx.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &id])
         .map(drop)
         .map_err(pg)
-}
-
-/// What a replica hears from the others.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Notice {
-    /// Question `id` changed (asked, decided, its asker left or came back).
-    Changed(String),
-    /// The listening connection was (re)opened: changes may have been
-    /// missed, and everything is to be read again from the store.
-    CatchUp,
-    /// The listening connection was lost, or could not be opened.
-    Lost,
-}
-
-/// The application name of every replica's listening connection, whatever
-/// the URL says: [`Store::replicas`] counts the replicas on a database by it.
-pub const LISTENER_NAME: &str = "ask_user inbox replica";
-
-/// Listens, on a thread and a connection of its own, for the changes that
-/// every replica's writes announce, and hands each to `on`. A lost
-/// connection is opened again (backing off up to 2 s), then `on` gets
-/// [`Notice::CatchUp`], so that nothing missed meanwhile stays missed.
-pub fn listen(url: &str, on: impl Fn(Notice) + Send + 'static) -> Result<()> {
-    let (mut config, tls) = config(url)?;
-    config.application_name(LISTENER_NAME);
-    let name = describe(url);
-    thread::Builder::new()
-        .name("ask_user listen".into())
-        .spawn(move || {
-            let mut pause = Duration::from_millis(100);
-            let mut said = false;
-            loop {
-                match listening(&mut config, &tls) {
-                    Ok(mut client) => {
-                        pause = Duration::from_millis(100);
-                        if said {
-                            eprintln!("ask_user inbox: listening on {name} again");
-                            said = false;
-                        }
-                        on(Notice::CatchUp);
-                        let mut notifications = client.notifications();
-                        let mut heard = notifications.blocking_iter();
-                        // Ends when the connection is lost.
-                        while let Ok(Some(notice)) = heard.next() {
-                            on(Notice::Changed(notice.payload().into()));
-                        }
-                        on(Notice::Lost);
-                    }
-                    Err(e) if !said => {
-                        on(Notice::Lost);
-                        eprintln!(
-                            "ask_user inbox: lost {name} ({e}); other replicas' changes arrive once it is back"
-                        );
-                        said = true;
-                    }
-                    Err(_) => {}
-                }
-                thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_secs(2));
-            }
-        })
-        .map_err(|e| Error::Postgres(format!("no thread to listen ({e})")))?;
-    Ok(())
-}
-
-fn listening(config: &mut postgres::Config, tls: &MakeRustls) -> Result<Client> {
-    let mut client = config.connect(tls.clone()).map_err(pg)?;
-    client
-        .batch_execute(&format!("LISTEN {CHANNEL}"))
-        .map_err(pg)?;
-    Ok(client)
 }
 
 /// The connection's settings from `url`, and its TLS (`sslmode`,
@@ -1093,6 +762,7 @@ pub fn describe(url: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::SCHEMA_VERSION;
     use super::*;
 
     #[test]
