@@ -28,6 +28,7 @@ common::harness::main!(
     a_ladder_fires_each_step_once_at_its_time_and_the_card_and_history_show_it,
     an_answer_before_a_step_means_the_step_never_fires,
     two_postgres_replicas_fire_each_step_exactly_once,
+    two_postgres_replicas_announce_each_question_and_its_end_once,
     the_page_shows_a_step_on_its_card_when_it_fires_and_in_history,
 );
 
@@ -592,6 +593,81 @@ fn an_answer_before_a_step_means_the_step_never_fires() {
     let entry: Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
     assert!(entry.get("escalations").is_none(), "{entry}");
     inbox.stop();
+}
+
+/// With `--notify-to` on both replicas (as a team runs them, one command
+/// line for all), each new question reaches the channel once, from the
+/// replica that stored it, and so does its end, wherever it was answered.
+/// Before, a replica that heard of another's question announced it too.
+fn two_postgres_replicas_announce_each_question_and_its_end_once() {
+    let server = common::harness::require(common::postgres::shared(), common::postgres::MISSING);
+    let url = server.new_database();
+    let (dir_a, dir_b, admin) = (state(), state(), state());
+    let grace = person_in(admin.path(), Some(&url), "grace", &[]);
+    let hook = Hook::start();
+    let spec = hook.spec();
+    let replica = |dir: &Path| {
+        let mut start = command(
+            dir,
+            &[
+                "inbox",
+                "--port",
+                "0",
+                "--store",
+                &url,
+                "--notify-to",
+                &spec,
+            ],
+        );
+        start.env("ASK_USER_WEBHOOK_SECRET", SECRET);
+        Inbox::spawn(dir, start)
+    };
+    let (a, b) = (replica(dir_a.path()), replica(dir_b.path()));
+    let on_a = Asker::ask(dir_a.path(), &question("Asked on A?", None), &[]);
+    let on_b = Asker::ask(dir_b.path(), &question("Asked on B?", None), &[]);
+    hook.wait_for(2, "both questions announced");
+    // Time for a second announcement, had a replica repeated the other's.
+    std::thread::sleep(Duration::from_millis(1500));
+    let ids = |events: Vec<Value>| -> Vec<(String, String)> {
+        let mut seen: Vec<(String, String)> = events
+            .iter()
+            .map(|event| {
+                let kind = event["type"].as_str().unwrap();
+                let kind = if kind.contains(".created.") {
+                    "created"
+                } else {
+                    "closed"
+                };
+                let id = event["data"]["customData"]["inboxId"]
+                    .as_str()
+                    .unwrap()
+                    .to_string();
+                (kind.to_string(), id)
+            })
+            .collect();
+        seen.sort();
+        seen
+    };
+    let mut want = vec![
+        ("created".to_string(), on_a.id.clone()),
+        ("created".to_string(), on_b.id.clone()),
+    ];
+    want.sort();
+    assert_eq!(ids(hook.events()), want);
+    // A's question answered through B: one "closed", from A.
+    let a_id = on_a.id.clone();
+    let answered = reply_as(&b, &grace, &on_a.id, "1");
+    assert_eq!(answered.status, 200, "{}", answered.body);
+    let (code, document) = on_a.finish();
+    assert_eq!(code, 0, "{document}");
+    hook.wait_for(3, "the answered question's end");
+    std::thread::sleep(Duration::from_millis(1500));
+    want.push(("closed".to_string(), a_id));
+    want.sort();
+    assert_eq!(ids(hook.events()), want);
+    drop(on_b);
+    a.stop();
+    b.stop();
 }
 
 fn two_postgres_replicas_fire_each_step_exactly_once() {

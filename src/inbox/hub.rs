@@ -100,13 +100,23 @@ pub enum Action {
 /// What the page hears about.
 #[derive(Debug, Clone)]
 pub enum Change {
-    /// A new question (its [`Listed`] JSON).
+    /// A new question this replica stored (its [`Listed`] JSON): pages list
+    /// it, `--notify` and the channels announce it.
     Asked(Arc<str>),
+    /// A new question another replica stored, heard of through the store
+    /// (PostgreSQL): pages list it and `--notify` (this machine's own
+    /// command) announces it; the channels, which every replica shares,
+    /// leave it to the replica that stored it, so that a question reaches
+    /// each contact once however many replicas there are.
+    Heard(Arc<str>),
     /// A question got its outcome.
     Closed {
         id: String,
         outcome: Outcome,
         face: Face,
+        /// Whether this replica announced the question to the channels,
+        /// which then hear of its end from this replica only.
+        announced: bool,
     },
     /// Its asker is connected (`true`) or not.
     Presence { id: String, present: bool },
@@ -139,6 +149,9 @@ struct Open {
     ballot: Option<votes::Ballot>,
     /// The escalation steps fired for it, in step order.
     escalations: Vec<store::Escalation>,
+    /// Whether this replica announced it to the channels (its own ask, or
+    /// one pending when it started): only then does it announce its end.
+    announced: bool,
 }
 
 impl Open {
@@ -164,6 +177,7 @@ impl Open {
             asked_by: question.asked_by.clone(),
             ballot: None,
             escalations: Vec::new(),
+            announced: true,
         })
     }
 }
@@ -209,6 +223,10 @@ struct State {
     open: HashMap<String, Open>,
     /// Asks between their store call and their entry in `open`.
     asking: usize,
+    /// Their keys (a retry may share one): a question with one of them that
+    /// the store's notice brings in before its ask does is this replica's
+    /// own ([`Change::Asked`], not [`Change::Heard`]).
+    asking_keys: HashMap<String, usize>,
     /// Questions decided or closed while `asking` was above zero: an ask
     /// stores its question on any connection, before its id (so its own
     /// connection) is known; if another replica, or a page here, decides it
@@ -226,13 +244,16 @@ impl State {
     }
 }
 
-/// Counts one ask in its gap ([`State::closed_while_asking`]) while it lives.
-struct Asking<'a>(&'a Hub);
+/// Counts one ask, and its key, in its gap ([`State::closed_while_asking`])
+/// while it lives.
+struct Asking<'a>(&'a Hub, &'a str);
 
 impl<'a> Asking<'a> {
-    fn start(hub: &'a Hub) -> Asking<'a> {
-        hub.state().asking += 1;
-        Asking(hub)
+    fn start(hub: &'a Hub, key: &'a str) -> Asking<'a> {
+        let mut state = hub.state();
+        state.asking += 1;
+        *state.asking_keys.entry(key.to_string()).or_default() += 1;
+        Asking(hub, key)
     }
 }
 
@@ -242,6 +263,12 @@ impl Drop for Asking<'_> {
         state.asking -= 1;
         if state.asking == 0 {
             state.closed_while_asking.clear();
+        }
+        if let Some(count) = state.asking_keys.get_mut(self.1) {
+            *count -= 1;
+            if *count == 0 {
+                state.asking_keys.remove(self.1);
+            }
         }
     }
 }
@@ -294,6 +321,7 @@ impl Hub {
                 open,
                 asking: 0,
                 closed_while_asking: HashSet::new(),
+                asking_keys: HashMap::new(),
             }),
             pool,
             changes: broadcast::Sender::new(CHANGES_BUFFER),
@@ -364,7 +392,7 @@ impl Hub {
         let prompt = crate::prompt::parse_input_or_prompt(request.input.get().as_bytes())?;
         let document = crate::document_line(&PromptDocument::new(&prompt));
         let asked_at = store::now_ms();
-        let asking = Asking::start(self);
+        let asking = Asking::start(self, &request.key);
         let mut store = self.pool.any();
         let (id, created) = store
             .ask(&NewQuestion {
@@ -417,6 +445,7 @@ impl Hub {
                 asked_by: asker.map(str::to_string),
                 ballot,
                 escalations: Vec::new(),
+                announced: true,
             };
             drop(store);
             self.metrics.asked(request.face);
@@ -558,6 +587,9 @@ impl Hub {
     /// returns its document.
     fn closed(&self, state: &mut State, id: &str, decision: &Decision) -> Arc<str> {
         let line: Arc<str> = Arc::from(decision.document.as_str());
+        // Not in memory (a question this replica never listed): its end is
+        // said as before, to every channel that wants it.
+        let mut announced = true;
         if let Some(open) = state.open.remove(id) {
             open.outcome.send_replace(Some(Arc::clone(&line)));
             self.metrics.closed(
@@ -566,11 +598,13 @@ impl Hub {
                 decision.face,
                 decision.at - open.asked_at,
             );
+            announced = open.announced;
         }
         let _ = self.changes.send(Change::Closed {
             id: id.to_string(),
             outcome: decision.outcome,
             face: decision.face,
+            announced,
         });
         line
     }
@@ -584,6 +618,7 @@ impl Hub {
                 id: id.to_string(),
                 outcome: earlier.outcome,
                 face: earlier.face,
+                announced: open.announced,
             });
         }
     }

@@ -46,7 +46,7 @@ pub async fn announce(notify: Notify, mut changes: broadcast::Receiver<Change>) 
     let turns = Arc::new(Semaphore::new(AT_ONCE));
     loop {
         match changes.recv().await {
-            Ok(Change::Asked(listed)) => {
+            Ok(Change::Asked(listed) | Change::Heard(listed)) => {
                 let notify = Arc::clone(&notify);
                 let turns = Arc::clone(&turns);
                 tokio::spawn(async move {

@@ -661,8 +661,12 @@ fn change_event(change: &Change) -> Bytes {
     }
     match change {
         // The page puts a card in place by its id: a new one, or an update.
-        Change::Asked(listed) | Change::Updated(listed) => event(Some("asked"), listed),
-        Change::Closed { id, outcome, face } => event(
+        Change::Asked(listed) | Change::Heard(listed) | Change::Updated(listed) => {
+            event(Some("asked"), listed)
+        }
+        Change::Closed {
+            id, outcome, face, ..
+        } => event(
             Some("closed"),
             &crate::document_line(&Closed {
                 inbox_id: id,

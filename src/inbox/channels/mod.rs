@@ -395,7 +395,12 @@ async fn dispatch(
                 }
                 None => continue,
             },
-            Ok(Change::Closed { id, outcome, face }) => {
+            Ok(Change::Closed {
+                id,
+                outcome,
+                face,
+                announced: true,
+            }) => {
                 let queues = targets.closed(&id);
                 let closed = Closed {
                     inbox_id: id,
@@ -405,7 +410,16 @@ async fn dispatch(
                 };
                 (Notice::Closed(closed), queues)
             }
-            Ok(Change::Presence { .. } | Change::Updated(_)) => continue,
+            // Another replica's question: announced, and its end too, by the
+            // replica that stored it.
+            Ok(
+                Change::Presence { .. }
+                | Change::Updated(_)
+                | Change::Heard(_)
+                | Change::Closed {
+                    announced: false, ..
+                },
+            ) => continue,
             Err(broadcast::error::RecvError::Lagged(missed)) => {
                 eprintln!(
                     "ask_user inbox: --notify-to missed {missed} changes (too many at once); they were not sent"

@@ -341,6 +341,7 @@ fn a_full_queue_drops_and_counts_and_closes_reach_only_the_channels_that_want_th
             id: "ab12cd34".into(),
             outcome: crate::inbox::store::Outcome::Answered,
             face: crate::inbox::store::Face::Cli,
+            announced: true,
         })
         .unwrap();
     drop(changes);
@@ -392,4 +393,53 @@ fn a_card_update_is_no_new_question_for_the_channels() {
         &FakeLinks,
     ));
     assert!(receiver.try_recv().is_err(), "an update is not notified");
+}
+
+#[test]
+fn another_replicas_question_and_its_end_are_left_to_that_replica() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    // A webhook: it hears of new questions and of their ends.
+    let env = env_of(&[("ASK_USER_WEBHOOK_SECRET", "0123456789abcdef0123")]);
+    let channels = resolve(
+        &[Spec::parse("webhook=http://127.0.0.1:9/hook").unwrap()],
+        &env,
+    )
+    .unwrap();
+    let (sender, mut receiver) = mpsc::channel(8);
+    let queues: Vec<_> = channels
+        .into_iter()
+        .map(|channel| (Arc::new(channel), sender.clone()))
+        .collect();
+    let (changes, listening) = broadcast::channel(16);
+    let document = prompt_of(r#"{"question":"Q?","options":["a","b"]}"#);
+    let closed = |announced| Change::Closed {
+        id: "ab12cd34".into(),
+        outcome: crate::inbox::store::Outcome::Answered,
+        face: crate::inbox::store::Face::Cli,
+        announced,
+    };
+    changes
+        .send(Change::Heard(Arc::from(listed(&document).as_str())))
+        .unwrap();
+    changes.send(closed(false)).unwrap();
+    // This replica's own question and its end are announced.
+    changes
+        .send(Change::Asked(Arc::from(listed(&document).as_str())))
+        .unwrap();
+    changes.send(closed(true)).unwrap();
+    drop(changes);
+    runtime.block_on(dispatch(
+        listening,
+        &queues,
+        &Metrics::default(),
+        &FakeLinks,
+    ));
+    let first = receiver.try_recv().unwrap();
+    assert!(matches!(&*first, Notice::Asked(q) if q.inbox_id == "ab12cd34"));
+    let second = receiver.try_recv().unwrap();
+    assert!(matches!(&*second, Notice::Closed(c) if c.inbox_id == "ab12cd34"));
+    assert!(receiver.try_recv().is_err(), "nothing else: {first:?}");
 }

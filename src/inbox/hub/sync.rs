@@ -86,14 +86,17 @@ impl Hub {
         match (stored.decision, state.open.get_mut(&id)) {
             (Some(decision), Some(_)) => {
                 state.closed(&id);
+                let mut announced = true;
                 if let Some(open) = state.open.remove(&id) {
                     open.outcome
                         .send_replace(Some(Arc::from(decision.document.as_str())));
+                    announced = open.announced;
                 }
                 let _ = self.changes.send(Change::Closed {
                     id,
                     outcome: decision.outcome,
                     face: decision.face,
+                    announced,
                 });
             }
             (Some(_), None) => state.closed(&id),
@@ -130,8 +133,16 @@ impl Hub {
                     .and_then(|mut fired| fired.remove(&id))
                     .unwrap_or_default();
                 if let Ok(listed) = self.listed(&id, &open) {
+                    // This replica's own ask, whose notice came before the
+                    // ask put it in memory, is still its own to announce.
+                    let own = state.asking_keys.contains_key(&pending.question.ask_key);
+                    open.announced = own;
                     state.open.insert(id, open);
-                    let _ = self.changes.send(Change::Asked(listed));
+                    let _ = self.changes.send(if own {
+                        Change::Asked(listed)
+                    } else {
+                        Change::Heard(listed)
+                    });
                 }
             }
         }

@@ -101,6 +101,9 @@ fn resync_brings_in_what_another_replica_wrote() {
             Change::Asked(line) => {
                 format!("asked {}", value(&line)["inboxId"].as_str().unwrap())
             }
+            Change::Heard(line) => {
+                format!("heard {}", value(&line)["inboxId"].as_str().unwrap())
+            }
             Change::Closed { id, .. } => format!("closed {id}"),
             Change::Presence { id, .. } => format!("presence {id}"),
             Change::Updated(line) => {
@@ -109,7 +112,8 @@ fn resync_brings_in_what_another_replica_wrote() {
         });
     }
     told.sort();
-    assert_eq!(told, [format!("asked {theirs}"), format!("closed {ours}")]);
+    // Theirs was announced by the replica that stored it.
+    assert_eq!(told, [format!("closed {ours}"), format!("heard {theirs}")]);
     // A second resync changes nothing and tells nobody.
     hub.resync().unwrap();
     assert!(changes.try_recv().is_err());
@@ -139,6 +143,64 @@ fn a_question_from_another_replica_is_found_before_its_notice() {
 }
 
 #[test]
+fn another_replicas_question_is_heard_and_an_own_ask_heard_first_is_still_asked() {
+    let (dir, hub) = hub(Duration::from_secs(60));
+    let mut other = SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap();
+    let (_, mut changes) = hub.subscribe();
+    // Another replica's question, heard of through the store's notice: the
+    // channels leave it to that replica.
+    let theirs = ask_elsewhere(&mut other, "theirs");
+    hub.refresh(&theirs).unwrap();
+    // An ask here whose question the notice brings in before the ask puts
+    // it in memory (its store call stands in `other`): still this
+    // replica's to announce, once.
+    let asking = Asking::start(&hub, "ours");
+    let ours = ask_elsewhere(&mut other, "ours");
+    hub.refresh(&ours).unwrap();
+    let stored = other.get(&ours).unwrap().unwrap();
+    hub.enter(
+        &ours,
+        Open::from_stored(&stored, Some(Instant::now())).unwrap(),
+    )
+    .unwrap();
+    drop(asking);
+    assert!(
+        hub.state().asking_keys.is_empty(),
+        "the key leaves with its ask"
+    );
+    // Once its ask is over, the same key heard again is another replica's.
+    let again = ask_elsewhere(&mut other, "third");
+    hub.refresh(&again).unwrap();
+    let mut told = Vec::new();
+    while let Ok(change) = changes.try_recv() {
+        told.push(match change {
+            Change::Asked(line) => format!("asked {}", value(&line)["inboxId"]),
+            Change::Heard(line) => format!("heard {}", value(&line)["inboxId"]),
+            other => panic!("{other:?}"),
+        });
+    }
+    assert_eq!(
+        told,
+        [
+            format!("heard \"{theirs}\""),
+            format!("asked \"{ours}\""),
+            format!("heard \"{again}\""),
+        ]
+    );
+}
+
+#[test]
+fn two_asks_with_one_key_keep_it_until_both_are_over() {
+    let (_dir, hub) = hub(Duration::from_secs(60));
+    let first = Asking::start(&hub, "k");
+    let second = Asking::start(&hub, "k");
+    drop(first);
+    assert_eq!(hub.state().asking_keys.get("k"), Some(&1));
+    drop(second);
+    assert!(hub.state().asking_keys.is_empty());
+}
+
+#[test]
 fn an_ask_decided_elsewhere_before_it_is_in_memory_is_not_left_pending() {
     let (dir, hub) = hub(Duration::from_secs(60));
     let mut other = SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap();
@@ -152,7 +214,7 @@ fn an_ask_decided_elsewhere_before_it_is_in_memory_is_not_left_pending() {
     // An ask here has stored its question (on a connection of the pool)
     // and not yet put it in memory; meanwhile another replica decides
     // it, and this one hears the notice.
-    let asking = Asking::start(&hub);
+    let asking = Asking::start(&hub, "gap");
     let id = ask_elsewhere(&mut other, "gap");
     let stored = other.get(&id).unwrap().unwrap();
     assert_eq!(other.decide(&id, &decided).unwrap(), Decided::Now);
@@ -746,8 +808,11 @@ fn the_page_hears_every_change_after_its_snapshot() {
     while let Ok(change) = changes.try_recv() {
         seen.push(match change {
             Change::Asked(listed) => format!("asked {}", value(&listed)["inboxId"]),
+            Change::Heard(listed) => format!("heard {}", value(&listed)["inboxId"]),
             Change::Presence { id, present } => format!("{id} present {present}"),
-            Change::Closed { id, outcome, face } => {
+            Change::Closed {
+                id, outcome, face, ..
+            } => {
                 format!("{id} {} by {}", outcome.as_str(), face.as_str())
             }
             Change::Updated(listed) => format!("updated {}", value(&listed)["inboxId"]),
