@@ -40,6 +40,7 @@ common::harness::main!(
     quorum_votes_racing_through_two_replicas_count_once_and_decide_once,
     a_quorum_card_counts_the_votes_of_every_replica_in_the_page,
     a_persons_groups_reach_every_replica_and_an_asker_learns_none,
+    store_calls_held_by_a_lock_hold_no_other_request,
 );
 
 fn replica(dir: &std::path::Path, url: &str, extra: &[&str]) -> Inbox {
@@ -1572,4 +1573,102 @@ fn a_persons_groups_reach_every_replica_and_an_asker_learns_none() {
             })
             .unwrap_or(false)
     });
+}
+
+/// The inbox serves on one thread; every route that calls the store runs
+/// that call on tokio's blocking threads. A table locked by another session
+/// holds a phone's claim (no token needed) and a person's away switch, each
+/// on its own blocking thread, while `/healthz` and the owner's list are
+/// answered at once. Before, the claim and the switch (and `/metrics`, the
+/// links' routes, the sweep and the reading of tokens every 5 s) called the
+/// store on the server's thread: one locked table held every request,
+/// tokenless ones included, for as long as the lock.
+fn store_calls_held_by_a_lock_hold_no_other_request() {
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let dir = state();
+    let (code, out) = run(
+        dir.path(),
+        &["inbox", "token", "add", "person", "ada", "--store", &url],
+    );
+    assert_eq!(code, 0, "{out}");
+    let ada: Value = serde_json::from_str(&out).unwrap();
+    let ada = ada["token"].as_str().unwrap().to_string();
+    let inbox = replica(dir.path(), &url, &[]);
+    let host = inbox.host();
+    let origin = format!("http://{host}");
+    let mut locker = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
+    let mut lock = locker.transaction().unwrap();
+    lock.batch_execute("LOCK TABLE ask_user_tokens, ask_user_away IN ACCESS EXCLUSIVE MODE")
+        .unwrap();
+    let held = Instant::now();
+    let port = inbox.port;
+    let claim = {
+        let (host, origin) = (host.clone(), origin.clone());
+        std::thread::spawn(move || {
+            let response = page::send(
+                port,
+                "POST",
+                "/api/pair/claim",
+                &[
+                    ("Host", host.as_str()),
+                    ("Origin", origin.as_str()),
+                    ("Content-Type", "application/json"),
+                ],
+                br#"{"code":"ABCD-EFGH"}"#,
+            );
+            (response, Instant::now())
+        })
+    };
+    let away = {
+        let host = host.clone();
+        let bearer = format!("Bearer {ada}");
+        std::thread::spawn(move || {
+            let response = page::send(
+                port,
+                "GET",
+                "/api/away",
+                &[("Host", host.as_str()), ("Authorization", bearer.as_str())],
+                b"",
+            );
+            (response, Instant::now())
+        })
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    // Past 5 s: the inbox's own reading of the tokens and rules every 5 s
+    // (which waits on the lock too) comes due meanwhile.
+    for _ in 0..6 {
+        let t0 = Instant::now();
+        let health = probe(&inbox, "/healthz", &host);
+        assert_eq!(health.status, 200, "{}", health.body);
+        let listed = call(&inbox, &inbox.token, "GET", "/api/questions", "");
+        assert_eq!(listed.status, 200, "{}", listed.body);
+        assert!(
+            t0.elapsed() < Duration::from_secs(1),
+            "answered in {:?} while the store is locked",
+            t0.elapsed()
+        );
+        std::thread::sleep(Duration::from_millis(1000));
+    }
+    assert!(
+        !claim.is_finished() && !away.is_finished(),
+        "both wait on the lock"
+    );
+    lock.rollback().unwrap();
+    let (claimed, claimed_at) = claim.join().unwrap();
+    let (switch, switched_at) = away.join().unwrap();
+    // They waited for the lock, then were served as usual.
+    assert!(claimed_at.duration_since(held) >= Duration::from_secs(6));
+    assert!(switched_at.duration_since(held) >= Duration::from_secs(6));
+    assert!(
+        (400..500).contains(&claimed.status),
+        "an unknown code: {} {}",
+        claimed.status,
+        claimed.body
+    );
+    assert_eq!(
+        (switch.status, switch.body.as_str()),
+        (200, r#"{"away":false}"#)
+    );
+    inbox.stop();
 }

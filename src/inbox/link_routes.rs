@@ -15,8 +15,9 @@
 //! same 404 whatever is wrong with it. A valid capability is checked
 //! against the store too: a closed question's link opens nothing.
 
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
+use bytes::Bytes;
 use http::Method;
 use serde::Serialize;
 
@@ -74,8 +75,10 @@ fn route(path: &str) -> Option<Route<'_>> {
     }
 }
 
-/// Serves a request to `/l/…`.
-pub async fn respond(hub: &Hub, request: Request) -> Reply {
+/// Serves a request to `/l/…`. Opening a question and answering it read and
+/// write the store: that runs on tokio's blocking threads, never on the
+/// server's one thread, so a slow store holds no other request.
+pub async fn respond(hub: &Arc<Hub>, request: Request) -> Reply {
     let method = request.method().clone();
     // A device token (a paired phone) names who answered; any other token
     // adds nothing: the capability alone decides what may be done.
@@ -87,30 +90,36 @@ pub async fn respond(hub: &Hub, request: Request) -> Reply {
     let Some(route) = route(&path) else {
         return Reply::text(404, "not found");
     };
+    let body = match (&method, route) {
+        (&Method::POST, Route::Page(_) | Route::Choose { .. }) => match request.body().await {
+            Ok(body) => body,
+            Err(reply) => return reply,
+        },
+        _ => Bytes::new(),
+    };
+    let hub = Arc::clone(hub);
+    tokio::task::spawn_blocking(move || serve(&hub, &method, &path, &body, device.as_deref()))
+        .await
+        .unwrap_or_else(|_| Reply::text(500, "the link could not be served"))
+}
+
+/// [`respond`]'s work, once the body is read.
+fn serve(hub: &Hub, method: &Method, path: &str, body: &[u8], device: Option<&str>) -> Reply {
+    let Some(route) = route(path) else {
+        return Reply::text(404, "not found");
+    };
     match (method, route) {
-        (Method::GET, Route::Page(capability)) => page(hub, capability),
-        (Method::GET, Route::Form(capability)) => form(hub, capability),
-        (Method::POST, Route::Page(capability)) => {
-            let body = match request.body().await {
-                Ok(body) => body,
-                Err(reply) => return reply,
-            };
-            answer(hub, capability, &body, device.as_deref())
-        }
+        (&Method::GET, Route::Page(capability)) => page(hub, capability),
+        (&Method::GET, Route::Form(capability)) => form(hub, capability),
+        (&Method::POST, Route::Page(capability)) => answer(hub, capability, body, device),
         (
-            Method::POST,
+            &Method::POST,
             Route::Choose {
                 capability,
                 option,
                 signature,
             },
-        ) => {
-            let body = match request.body().await {
-                Ok(body) => body,
-                Err(reply) => return reply,
-            };
-            choose(hub, capability, option, signature, &body, device.as_deref())
-        }
+        ) => choose(hub, capability, option, signature, body, device),
         _ => Reply::text(405, "method not allowed"),
     }
 }

@@ -311,17 +311,34 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
             let escalating = router.map(|router| router.escalate());
             let mut sweep = tokio::time::interval(SWEEP_EVERY);
             let mut reread = tokio::time::interval(TOKENS_EVERY);
+            sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            reread.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            // Both call the store: on the blocking threads, never on the
+            // server's one thread (a slow or locked store would hold every
+            // request meanwhile), and one at a time each.
             tokio::select! {
                 () = asker::flag_set(stop) => {}
-                _ = async { loop { sweep.tick().await; hub.sweep(Instant::now(), store::now_ms()); } } => {}
+                _ = async {
+                    loop {
+                        sweep.tick().await;
+                        let hub = Arc::clone(&hub);
+                        let _ = tokio::task::spawn_blocking(move || {
+                            hub.sweep(Instant::now(), store::now_ms())
+                        })
+                        .await;
+                    }
+                } => {}
                 // `inbox token` and `inbox rule` from another process (SQLite;
                 // PostgreSQL replicas also hear of them at once).
                 _ = async {
                     loop {
                         reread.tick().await;
-                        if let Err(e) = tokens::reload(&hub, &digests)
-                            .and_then(|()| hub.reload_rules())
-                        {
+                        let (hub, digests) = (Arc::clone(&hub), digests.clone());
+                        let reread = tokio::task::spawn_blocking(move || {
+                            tokens::reload(&hub, &digests).and_then(|()| hub.reload_rules())
+                        })
+                        .await;
+                        if let Ok(Err(e)) = reread {
                             eprintln!("ask_user inbox: {}", e.detail().message);
                         }
                     }

@@ -82,7 +82,7 @@ pub struct Inbox {
     /// (422 without it).
     away_file: Option<PathBuf>,
     /// `/api/pair` and its claim (404 without it).
-    pairing: Option<Pairing>,
+    pairing: Option<Arc<Pairing>>,
 }
 
 impl Inbox {
@@ -105,7 +105,7 @@ impl Inbox {
 
     /// Pairs phones ([`super::pair`]).
     pub fn with_pairing(mut self, pairing: Pairing) -> Inbox {
-        self.pairing = Some(pairing);
+        self.pairing = Some(Arc::new(pairing));
         self
     }
 
@@ -149,21 +149,28 @@ impl App for Inbox {
                 },
                 Err(reply) => reply,
             },
-            (Method::GET, "/api/away") => self.away(&holder, None),
+            (Method::GET, "/api/away") => self.away(&holder, None).await,
             (Method::POST, "/api/away") => match request.body().await {
                 Ok(body) => match self.parse::<SetAway>(&body) {
-                    Ok(SetAway { away }) => self.away(&holder, Some(away)),
+                    Ok(SetAway { away }) => self.away(&holder, Some(away)).await,
                     Err(reply) => *reply,
                 },
                 Err(reply) => reply,
             },
             // The phone (src/inbox/phone.rs): pairing and the installable shell.
             (Method::POST, phone::BEGIN | phone::CLAIM) => match request.body().await {
-                Ok(body) => self.pair(&path, &body),
+                Ok(body) => self.pair(&path, &body).await,
                 Err(reply) => reply,
             },
             (Method::GET, path) if phone::is_static(path) => phone::serve(path, &PAGE, NONCE_SLOT),
-            (Method::GET, "/metrics") => Reply::prometheus(self.hub.render_metrics()),
+            (Method::GET, "/metrics") => {
+                // Counting the replicas reads the store.
+                let hub = Arc::clone(&self.hub);
+                match off_thread(move || Ok(hub.render_metrics())).await {
+                    Ok(text) => Reply::prometheus(text),
+                    Err(err) => self.error_reply(&err),
+                }
+            }
             (Method::GET, "/healthz") => Reply::json(
                 200,
                 &Health {
@@ -343,14 +350,16 @@ impl Inbox {
     /// store (their `--while-away` rules follow it, on every replica); the
     /// inbox's own token has none there, so the route says so instead of
     /// setting a state no hook reads.
-    fn away(&self, holder: &Holder, set: Option<bool>) -> Reply {
+    async fn away(&self, holder: &Holder, set: Option<bool>) -> Reply {
         if let Holder::Person(name) = holder
             && self.hub.store_kind() == "postgres"
         {
-            let state = match set {
-                Some(away) => self.hub.set_person_away(name, away),
-                None => self.hub.person_away(name),
-            };
+            let (hub, name) = (Arc::clone(&self.hub), name.clone());
+            let state = off_thread(move || match set {
+                Some(away) => hub.set_person_away(&name, away),
+                None => hub.person_away(&name),
+            })
+            .await;
             return match state {
                 Ok(since) => Reply::json(
                     200,
@@ -391,13 +400,17 @@ impl Inbox {
 
     /// `POST /api/pair` (make a code) and `POST /api/pair/claim` (a phone
     /// exchanges it for its token).
-    fn pair(&self, path: &str, body: &[u8]) -> Reply {
-        let Some(pairing) = &self.pairing else {
+    /// Both read and write the store, off the server's thread: a claim
+    /// needs no token, and must not hold other requests while the store is
+    /// slow.
+    async fn pair(&self, path: &str, body: &[u8]) -> Reply {
+        let Some(pairing) = self.pairing.clone() else {
             return Reply::text(404, "not found");
         };
+        let hub = Arc::clone(&self.hub);
         if path == phone::BEGIN {
             return match self.parse::<PairRequest>(body) {
-                Ok(request) => match pairing.begin(&self.hub, &request) {
+                Ok(request) => match off_thread(move || pairing.begin(&hub, &request)).await {
                     Ok(code) => Reply::json(201, &code),
                     Err(err) => self.error_reply(&err),
                 },
@@ -405,7 +418,7 @@ impl Inbox {
             };
         }
         match self.parse::<Claim>(body) {
-            Ok(claim) => match pairing.claim(&self.hub, &claim.code) {
+            Ok(claim) => match off_thread(move || pairing.claim(&hub, &claim.code)).await {
                 Ok(outcome) => phone::claimed(outcome),
                 Err(err) => self.error_reply(&err),
             },
@@ -593,7 +606,8 @@ impl Step {
 }
 
 /// Runs `work` (hub calls that wait on the store: ask, answer, leave, wait,
-/// history) on tokio's blocking threads: the inbox serves on one thread, and
+/// history, metrics, the away switch of a person, pairing) on tokio's
+/// blocking threads: the inbox serves on one thread, and
 /// a store round trip there would hold every other request, whatever the
 /// pool's size.
 async fn off_thread<T: Send + 'static>(
@@ -859,8 +873,12 @@ mod tests {
     /// none per person yet) it says so; with one it reads and sets it.
     #[test]
     fn the_away_route_needs_the_inboxs_away_file() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
         let (dir, hub, inbox) = inbox();
-        let (status, _, refused) = body_of(inbox.away(&Holder::Owner, Some(true)));
+        let (status, _, refused) =
+            body_of(runtime.block_on(inbox.away(&Holder::Owner, Some(true))));
         assert_eq!(status, 422);
         assert_eq!(refused["error"]["code"], "WEB_ERROR");
         assert!(
@@ -871,9 +889,9 @@ mod tests {
         );
         let file = dir.path().join("away.json");
         let inbox = Inbox::new(hub).with_away_file(file.clone());
-        let (status, _, state) = body_of(inbox.away(&Holder::Owner, None));
+        let (status, _, state) = body_of(runtime.block_on(inbox.away(&Holder::Owner, None)));
         assert_eq!((status, state), (200, serde_json::json!({"away": false})));
-        let (status, _, state) = body_of(inbox.away(&Holder::Owner, Some(true)));
+        let (status, _, state) = body_of(runtime.block_on(inbox.away(&Holder::Owner, Some(true))));
         assert_eq!((status, &state["away"]), (200, &serde_json::json!(true)));
         assert!(crate::away::read_file(&file).unwrap().away);
         // Who may: the owner and a person; an asker may not.

@@ -535,7 +535,7 @@ async fn retry_later(hub: &Hub, doing: &str, failure: &DeliveryError, wait: &mut
 /// /sync's messages, read before the listener started).
 async fn answer(
     target: &MatrixTarget,
-    hub: &Hub,
+    hub: &Arc<Hub>,
     bot: &str,
     event: &Event,
     reply: Reply,
@@ -549,12 +549,26 @@ async fn answer(
     }
     let replies = replies(&reply.text, thread.questions);
     let notes = vec![None; replies.len()];
-    let decided = hub.decide_as(
-        &thread.inbox_id,
-        Action::Replies(replies, notes),
-        Face::Matrix,
-        Some(&event.sender),
+    // The decision writes to the store: off the inbox's one thread.
+    let (deciding, id, sender) = (
+        Arc::clone(hub),
+        thread.inbox_id.clone(),
+        event.sender.clone(),
     );
+    let decided = tokio::task::spawn_blocking(move || {
+        deciding.decide_as(
+            &id,
+            Action::Replies(replies, notes),
+            Face::Matrix,
+            Some(&sender),
+        )
+    })
+    .await
+    .unwrap_or_else(|e| {
+        Err(crate::error::AskError::InternalError(
+            crate::error::Detail::new(format!("the reply could not be stored ({e})")),
+        ))
+    });
     let note = match decided {
         // A question that needs approvals and is still open: a vote.
         Ok(line) if let Ok(vote) = serde_json::from_str::<VoteRecorded>(&line) => format!(
