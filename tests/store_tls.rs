@@ -138,4 +138,42 @@ fn verify_full_with_the_test_ca_connects_and_a_wrong_ca_or_name_is_refused() {
     );
 }
 
-common::harness::main!(verify_full_with_the_test_ca_connects_and_a_wrong_ca_or_name_is_refused);
+/// A server that speaks no TLS at all (`ssl=off`, on TCP): `require` and
+/// the verifying modes are refused with a store error that says why, never
+/// sent on in clear; `prefer` (the default) and `disable` go on in clear.
+fn require_against_a_server_without_tls_is_refused_and_prefer_goes_on_in_clear() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let settings = [
+        "listen_addresses=127.0.0.1".to_string(),
+        format!("port={port}"),
+        "ssl=off".to_string(),
+    ];
+    let server = harness::require(Server::start_with(&settings, |_| {}), postgres::MISSING);
+    server.psql("postgres", "CREATE DATABASE inbox").unwrap();
+    let base = format!("postgres://ask_user@127.0.0.1:{port}/inbox?connect_timeout=5");
+    for mode in ["require", "verify-ca", "verify-full"] {
+        store_error(
+            token(&format!("{base}&sslmode={mode}"), &["list"]),
+            "server does not support TLS",
+        );
+    }
+    for mode in ["prefer", "disable"] {
+        let (code, out) = token(&format!("{base}&sslmode={mode}"), &["add", "person", mode]);
+        assert_eq!(code, 0, "{mode}: {out}");
+    }
+    let (code, out) = token(&base, &["list"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("\"prefer\"") && out.contains("\"disable\""),
+        "{out}"
+    );
+}
+
+common::harness::main!(
+    verify_full_with_the_test_ca_connects_and_a_wrong_ca_or_name_is_refused,
+    require_against_a_server_without_tls_is_refused_and_prefer_goes_on_in_clear,
+);
