@@ -34,6 +34,11 @@ use super::{
     TokenRole, Voted, new_id,
 };
 
+/// How often an ask tries again when its statement stored nothing and found
+/// nothing (a taken id, a racing retry): twice is already rare; never for
+/// ever, whatever the database answers.
+const ASK_TRIES: usize = 8;
+
 /// How long opening a connection may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long sent data may go unacknowledged before the connection counts
@@ -48,7 +53,7 @@ impl Store for PostgresStore {
         let question = question.clone();
         self.call(move |client: &mut Session| {
             let pid = question.source.pid.map(i64::from);
-            loop {
+            for _ in 0..ASK_TRIES {
                 // No row: a taken id, or a concurrent retry's key stored
                 // after this statement's snapshot; neither was written, and
                 // the loop asks again (then finding the retry's question).
@@ -90,6 +95,9 @@ impl Store for PostgresStore {
                     return Ok((row.get(0), row.get(1)));
                 }
             }
+            Err(Error::Postgres(format!(
+                "the ask was neither stored nor found after {ASK_TRIES} tries"
+            )))
         })
     }
 
