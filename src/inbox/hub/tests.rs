@@ -201,6 +201,43 @@ fn two_asks_with_one_key_keep_it_until_both_are_over() {
 }
 
 #[test]
+fn an_answer_refused_because_another_replica_came_first_ends_the_question_here_at_once() {
+    let (dir, hub) = hub(Duration::from_secs(60));
+    let mut other = SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap();
+    let Asked { inbox_id: id } = hub.ask(&request("k1", SELECT)).unwrap();
+    let Wait::Pending(mut waiter) = hub.wait(&id).unwrap() else {
+        panic!("pending");
+    };
+    let (_, mut changes) = hub.subscribe();
+    // Another replica decides it; its notice has not reached this one (on
+    // SQLite none ever does).
+    let earlier = Decision {
+        outcome: Outcome::Answered,
+        face: Face::Page,
+        document: r#"{"n":1}"#.into(),
+        at: store::now_ms(),
+        by: Some("Ada".into()),
+    };
+    assert_eq!(other.decide(&id, &earlier).unwrap(), Decided::Now);
+    let refused = hub.decide(&id, Action::Decline, Face::Cli).unwrap_err();
+    assert_eq!(refused.code(), "ALREADY_ANSWERED");
+    // What the store said ends it here too: its waiter has the first
+    // outcome, the page hears it closed, the list no longer has it.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let outcome = runtime
+        .block_on(async { tokio::time::timeout(Duration::from_secs(2), waiter.outcome()).await });
+    assert_eq!(outcome.unwrap().as_deref(), Some(r#"{"n":1}"#));
+    assert!(hub.list().is_empty());
+    assert!(matches!(
+        changes.try_recv(),
+        Ok(Change::Closed { id: closed, announced: true, .. }) if closed == id
+    ));
+}
+
+#[test]
 fn an_ask_decided_elsewhere_before_it_is_in_memory_is_not_left_pending() {
     let (dir, hub) = hub(Duration::from_secs(60));
     let mut other = SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap();
