@@ -98,9 +98,9 @@ pub async fn respond(hub: &Arc<Hub>, request: Request) -> Reply {
         _ => Bytes::new(),
     };
     let hub = Arc::clone(hub);
-    tokio::task::spawn_blocking(move || serve(&hub, &method, &path, &body, device.as_deref()))
+    crate::server::blocking::blocking(move || serve(&hub, &method, &path, &body, device.as_deref()))
         .await
-        .unwrap_or_else(|_| Reply::text(500, "the link could not be served"))
+        .unwrap_or_else(|| Reply::text(500, "the link could not be served"))
 }
 
 /// [`respond`]'s work, once the body is read.

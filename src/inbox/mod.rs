@@ -322,7 +322,7 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
                     loop {
                         sweep.tick().await;
                         let hub = Arc::clone(&hub);
-                        let _ = tokio::task::spawn_blocking(move || {
+                        let _ = crate::server::blocking::blocking(move || {
                             hub.sweep(Instant::now(), store::now_ms())
                         })
                         .await;
@@ -334,11 +334,11 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
                     loop {
                         reread.tick().await;
                         let (hub, digests) = (Arc::clone(&hub), digests.clone());
-                        let reread = tokio::task::spawn_blocking(move || {
+                        let reread = crate::server::blocking::blocking(move || {
                             tokens::reload(&hub, &digests).and_then(|()| hub.reload_rules())
                         })
                         .await;
-                        if let Ok(Err(e)) = reread {
+                        if let Some(Err(e)) = reread {
                             eprintln!("ask_user inbox: {}", e.detail().message);
                         }
                     }

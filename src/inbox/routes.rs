@@ -613,11 +613,13 @@ impl Step {
 async fn off_thread<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, AskError> + Send + 'static,
 ) -> Result<T, AskError> {
-    tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| {
-        Err(AskError::InternalError(Detail::new(format!(
-            "an inbox call failed ({e})"
-        ))))
-    })
+    crate::server::blocking::blocking(work)
+        .await
+        .unwrap_or_else(|| {
+            Err(AskError::InternalError(Detail::new(
+                "an inbox call failed (it panicked)",
+            )))
+        })
 }
 
 impl Inbox {

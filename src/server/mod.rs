@@ -42,6 +42,7 @@
 //! the future given to [`Server::serve_until`] completes: the listener and
 //! every connection are closed before it returns (or when it is dropped).
 
+pub mod blocking;
 pub mod guard;
 mod linger;
 pub mod request;

@@ -555,7 +555,7 @@ async fn answer(
         thread.inbox_id.clone(),
         event.sender.clone(),
     );
-    let decided = tokio::task::spawn_blocking(move || {
+    let decided = crate::server::blocking::blocking(move || {
         deciding.decide_as(
             &id,
             Action::Replies(replies, notes),
@@ -564,9 +564,9 @@ async fn answer(
         )
     })
     .await
-    .unwrap_or_else(|e| {
+    .unwrap_or_else(|| {
         Err(crate::error::AskError::InternalError(
-            crate::error::Detail::new(format!("the reply could not be stored ({e})")),
+            crate::error::Detail::new("the reply could not be stored (it panicked)"),
         ))
     });
     let note = match decided {

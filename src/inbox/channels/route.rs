@@ -255,7 +255,7 @@ impl Router {
                 continue;
             }
             let hub = Arc::clone(&self.hub);
-            let fired = tokio::task::spawn_blocking(move || {
+            let fired = crate::server::blocking::blocking(move || {
                 hub.escalate_due(&policy.escalate, crate::inbox::store::now_ms())
             })
             .await
