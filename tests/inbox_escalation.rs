@@ -69,22 +69,39 @@ impl Hook {
     fn seen(&self) -> Vec<(String, String)> {
         self.events()
             .iter()
-            .map(|event| {
-                let kind = event["type"].as_str().unwrap();
-                let kind = if kind.contains(".created.") {
-                    "created"
-                } else {
-                    "closed"
-                };
-                (kind.to_string(), event["id"].as_str().unwrap().to_string())
-            })
+            .map(|event| (kind(event), event["id"].as_str().unwrap().to_string()))
             .collect()
+    }
+
+    /// The `(type, question)` of each event so far, sorted.
+    fn seen_by_question(&self) -> Vec<(String, String)> {
+        let mut seen: Vec<(String, String)> = self
+            .events()
+            .iter()
+            .map(|event| {
+                let question = event["data"]["customData"]["inboxId"].as_str().unwrap();
+                (kind(event), question.to_string())
+            })
+            .collect();
+        seen.sort();
+        seen
     }
 
     fn wait_for(&self, n: usize, what: &str) -> Vec<Value> {
         until(SOON, what, || self.events.lock().unwrap().len() >= n);
         self.events()
     }
+}
+
+/// An event's `type`, shortened to created/closed.
+fn kind(event: &Value) -> String {
+    let kind = event["type"].as_str().unwrap();
+    if kind.contains(".created.") {
+        "created"
+    } else {
+        "closed"
+    }
+    .to_string()
 }
 
 fn receive(stream: TcpStream, recorded: &Mutex<Vec<Value>>) {
@@ -628,32 +645,12 @@ fn two_postgres_replicas_announce_each_question_and_its_end_once() {
     hook.wait_for(2, "both questions announced");
     // Time for a second announcement, had a replica repeated the other's.
     std::thread::sleep(Duration::from_millis(1500));
-    let ids = |events: Vec<Value>| -> Vec<(String, String)> {
-        let mut seen: Vec<(String, String)> = events
-            .iter()
-            .map(|event| {
-                let kind = event["type"].as_str().unwrap();
-                let kind = if kind.contains(".created.") {
-                    "created"
-                } else {
-                    "closed"
-                };
-                let id = event["data"]["customData"]["inboxId"]
-                    .as_str()
-                    .unwrap()
-                    .to_string();
-                (kind.to_string(), id)
-            })
-            .collect();
-        seen.sort();
-        seen
-    };
     let mut want = vec![
         ("created".to_string(), on_a.id.clone()),
         ("created".to_string(), on_b.id.clone()),
     ];
     want.sort();
-    assert_eq!(ids(hook.events()), want);
+    assert_eq!(hook.seen_by_question(), want);
     // A's question answered through B: one "closed", from A.
     let a_id = on_a.id.clone();
     let answered = reply_as(&b, &grace, &on_a.id, "1");
@@ -664,7 +661,7 @@ fn two_postgres_replicas_announce_each_question_and_its_end_once() {
     std::thread::sleep(Duration::from_millis(1500));
     want.push(("closed".to_string(), a_id));
     want.sort();
-    assert_eq!(ids(hook.events()), want);
+    assert_eq!(hook.seen_by_question(), want);
     drop(on_b);
     a.stop();
     b.stop();

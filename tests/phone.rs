@@ -21,7 +21,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use common::inbox::{Inbox, command, state, until};
-use common::page::{Response, same_origin_request, send};
+use common::page::{claim, same_origin_request, send};
 
 const PUBLIC: &str = "https://inbox.example.test";
 
@@ -84,24 +84,6 @@ fn pair(dir: &Path, args: &[&str]) -> (i32, String, String) {
         out.status.code().unwrap(),
         String::from_utf8(out.stdout).unwrap(),
         String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
-/// The pairing page's claim: no token, the inbox's Origin, JSON.
-fn claim(port: u16, code: &str) -> Response {
-    let host = format!("127.0.0.1:{port}");
-    let origin = format!("http://{host}");
-    let body = format!(r#"{{"code":"{code}"}}"#);
-    send(
-        port,
-        "POST",
-        "/api/pair/claim",
-        &[
-            ("Host", host.as_str()),
-            ("Origin", origin.as_str()),
-            ("Content-Type", "application/json"),
-        ],
-        body.as_bytes(),
     )
 }
 

@@ -1596,30 +1596,13 @@ fn store_calls_held_by_a_lock_hold_no_other_request() {
     let ada = ada["token"].as_str().unwrap().to_string();
     let inbox = replica(dir.path(), &url, &[]);
     let host = inbox.host();
-    let origin = format!("http://{host}");
     let mut locker = ::postgres::Client::connect(&url, ::postgres::NoTls).unwrap();
     let mut lock = locker.transaction().unwrap();
     lock.batch_execute("LOCK TABLE ask_user_tokens, ask_user_away IN ACCESS EXCLUSIVE MODE")
         .unwrap();
     let held = Instant::now();
     let port = inbox.port;
-    let claim = {
-        let (host, origin) = (host.clone(), origin.clone());
-        std::thread::spawn(move || {
-            let response = page::send(
-                port,
-                "POST",
-                "/api/pair/claim",
-                &[
-                    ("Host", host.as_str()),
-                    ("Origin", origin.as_str()),
-                    ("Content-Type", "application/json"),
-                ],
-                br#"{"code":"ABCD-EFGH"}"#,
-            );
-            (response, Instant::now())
-        })
-    };
+    let claim = std::thread::spawn(move || (page::claim(port, "ABCD-EFGH"), Instant::now()));
     let away = {
         let host = host.clone();
         let bearer = format!("Bearer {ada}");

@@ -216,3 +216,21 @@ pub fn head(host: &str, request_line: &str, headers: &[String]) -> String {
     head.push_str("\r\n");
     head
 }
+
+/// The pairing page's claim: no token, the inbox's Origin, JSON.
+pub fn claim(port: u16, code: &str) -> Response {
+    let host = format!("127.0.0.1:{port}");
+    let origin = format!("http://{host}");
+    let body = format!(r#"{{"code":"{code}"}}"#);
+    send(
+        port,
+        "POST",
+        "/api/pair/claim",
+        &[
+            ("Host", host.as_str()),
+            ("Origin", origin.as_str()),
+            ("Content-Type", "application/json"),
+        ],
+        body.as_bytes(),
+    )
+}
