@@ -585,11 +585,12 @@ fn a_ladder_fires_each_step_once_at_its_time_and_the_card_and_history_show_it() 
     inbox.stop();
 }
 
-fn an_answer_before_a_step_means_the_step_never_fires() {
-    let dir = state();
-    person(dir.path(), "ada", &["oncall"]);
+/// An inbox on `dir` whose ladder has one step, 2 s after the ask, to
+/// group oncall (ada is in it), and the two contacts' receivers.
+fn one_step_to_oncall(dir: &Path) -> (Hook, Hook, Inbox) {
+    person(dir, "ada", &["oncall"]);
     let (ada, grace) = (Hook::start(), Hook::start());
-    let policy = dir.path().join("policy.toml");
+    let policy = dir.join("policy.toml");
     write_policy(
         &policy,
         &people_and(
@@ -598,7 +599,13 @@ fn an_answer_before_a_step_means_the_step_never_fires() {
             "[[escalate]]\nafter = \"2s\"\nnotify = \"oncall\"\n",
         ),
     );
-    let inbox = inbox_with_policy(dir.path(), &policy, &[]);
+    let inbox = inbox_with_policy(dir, &policy, &[]);
+    (ada, grace, inbox)
+}
+
+fn an_answer_before_a_step_means_the_step_never_fires() {
+    let dir = state();
+    let (ada, _grace, inbox) = one_step_to_oncall(dir.path());
     let asker = Asker::ask(dir.path(), &question("Quick one?", None), &[]);
     let (code, out) = run(dir.path(), &["inbox", "answer", &asker.id, "--reply", "2"]);
     assert_eq!(code, 0, "{out}");
@@ -755,18 +762,7 @@ fn the_page_shows_a_step_on_its_card_when_it_fires_and_in_history() {
     const SCENARIO: &str = "inbox-escalation";
     let chromium = common::clients::chromium(&["playwright-core"]);
     let dir = state();
-    person(dir.path(), "ada", &["oncall"]);
-    let (ada, grace) = (Hook::start(), Hook::start());
-    let policy = dir.path().join("policy.toml");
-    write_policy(
-        &policy,
-        &people_and(
-            &ada,
-            &grace,
-            "[[escalate]]\nafter = \"2s\"\nnotify = \"oncall\"\n",
-        ),
-    );
-    let inbox = inbox_with_policy(dir.path(), &policy, &[]);
+    let (ada, _grace, inbox) = one_step_to_oncall(dir.path());
     let mut browser = common::browser::browser_at(&chromium, SCENARIO, &inbox.url);
     assert_eq!(browser.said_line(), "empty");
     let asker = Asker::ask(dir.path(), &question("Roll back?", None), &[]);
