@@ -24,13 +24,13 @@ root=$PWD
 # The SDK and browser tests are left out: they cost seconds each and see no more of
 # these modules than the raw tests next to them. Without names, the CORE modules run.
 MODULES=$(cat <<'EOF'
-input|src/input.rs|--lib --test input_errors --test input_tolerance --test fixtures --test documents|all()
-answer|src/answer.rs|--lib --test tty_replies --test documents|all()
-prompt|src/prompt.rs|--lib --test fixtures --test documents --test tty_replies|all()
-sanitize|src/sanitize.rs|--lib|all()
-markdown|src/markdown.rs|--lib --test fixtures --test documents|all()
-text|src/text.rs|--lib --test input_tolerance --test tty_replies|all()
-model|src/model.rs|--lib --test input_tolerance --test tty_replies|all()
+input|crates/core/src/input.rs|--lib --test input_errors --test input_tolerance --test fixtures --test documents|all()
+answer|crates/core/src/answer.rs|--lib --test tty_replies --test documents|all()
+prompt|crates/core/src/prompt.rs|--lib --test fixtures --test documents --test tty_replies|all()
+sanitize|crates/core/src/sanitize.rs|--lib|all()
+markdown|crates/core/src/markdown.rs|--lib --test fixtures --test documents|all()
+text|crates/core/src/text.rs|--lib --test input_tolerance --test tty_replies|all()
+model|crates/core/src/model.rs|--lib --test input_tolerance --test tty_replies|all()
 web/submission|src/web/submission.rs|--lib|all()
 mcp/form|src/mcp/form.rs|--lib --test mcp|not test(/^(python_sdk|typescript_sdk)/)
 server/guard|src/server/guard.rs|--lib --test web --test web_hostile|not test(/^browser_/)
@@ -63,9 +63,9 @@ setup|src/setup/mod.rs|--lib --test setup --test setup_pty --test setup_launch -
 tty/widgets|src/tty/widgets.rs|--lib --test tty_screen --test tty_pty --test tty_plain|all()
 tty/keys|src/tty/keys.rs|--lib --test tty_screen --test tty_pty --test tty_plain|all()
 cli|src/cli.rs|--bins --test help --test input_errors --test tty_replies --test describe --test check|all()
-error|src/error.rs|--lib --test input_errors --test documents --test tty_replies|all()
-schema|src/schema.rs|--lib --test schemas --test documents|all()
-describe|src/describe.rs|--lib --test describe|all()
+error|crates/core/src/error.rs|--lib --test input_errors --test documents --test tty_replies|all()
+schema|crates/core/src/schema.rs|--lib --test schemas --test documents|all()
+describe|crates/core/src/describe.rs|--lib --test describe|all()
 check|src/check.rs|--lib --test check --test documents|all()
 check/report|src/check/report.rs|--lib --test check --test documents|all()
 check/documents|src/check/documents.rs|--lib --test check --test documents|all()
@@ -171,6 +171,9 @@ run() {
     mkdir -p "$out"
     args=(--in-place --dir "$tree" --file "$file" --output "$out" --no-times)
     for target in $targets; do args+=("--cargo-arg=$target"); done
+    # The contract crate's mutants are caught mostly by the root package's tests
+    # (through the binary): test the whole workspace, not only the mutated crate.
+    case "$file" in crates/*) args+=(--test-workspace=true) ;; esac
     [ -z "$in_diff" ] || args+=(--in-diff "$in_diff")
     # A big module split between two folders (or sessions): cargo-mutants' consecutive slices.
     [ -z "${MUTANTS_SHARD:-}" ] || args+=(--shard "$MUTANTS_SHARD")

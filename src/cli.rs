@@ -114,14 +114,14 @@ pub enum Command {
     Schema {
         /// Which schema to print.
         #[arg(value_enum)]
-        name: Schema,
+        name: SchemaName,
     },
     /// Print the tool description for a host.
     #[command(display_order = 11)]
     Describe {
         /// Which host's tool format to print.
         #[arg(long, value_enum, default_value = "amp")]
-        format: Format,
+        format: DescribeFormat,
         /// The tool's name (claude and openai: at most 64 characters, no dots).
         #[arg(long, value_name = "NAME", default_value = ask_user::TOOL_NAME, value_parser = parse_tool_name)]
         tool_name: String,
@@ -998,6 +998,51 @@ mod tests {
         for text in ["0", "0.5", "366d", "9000h", "-1h", "-90", "1e300d"] {
             let err = parse_retention(text).unwrap_err();
             assert!(err.contains("from 1 second to 365 days"), "{text}: {err}");
+        }
+    }
+}
+
+/// `describe --format`: the hosts' tool formats of [`Format`] as clap values
+/// (the contract crate knows no command line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DescribeFormat {
+    Amp,
+    Claude,
+    Mcp,
+    Openai,
+}
+
+impl From<DescribeFormat> for Format {
+    fn from(format: DescribeFormat) -> Self {
+        match format {
+            DescribeFormat::Amp => Format::Amp,
+            DescribeFormat::Claude => Format::Claude,
+            DescribeFormat::Mcp => Format::Mcp,
+            DescribeFormat::Openai => Format::Openai,
+        }
+    }
+}
+
+/// `schema NAME`: the documents of [`Schema`] as clap values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SchemaName {
+    /// A tool input, in every dialect of docs/documents.md's "Input dialects".
+    Input,
+    /// The prompt document that execute and prompt print (docs/documents.md: "Prompt document").
+    Prompt,
+    /// The answer document that ask, answer and mcp print (docs/documents.md: "Answer document").
+    Answer,
+    /// The error document (docs/documents.md: "Error document and codes").
+    Error,
+}
+
+impl From<SchemaName> for Schema {
+    fn from(name: SchemaName) -> Self {
+        match name {
+            SchemaName::Input => Schema::Input,
+            SchemaName::Prompt => Schema::Prompt,
+            SchemaName::Answer => Schema::Answer,
+            SchemaName::Error => Schema::Error,
         }
     }
 }

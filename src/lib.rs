@@ -1,26 +1,26 @@
 //! ask_user: lets an AI agent ask a person a structured question and get
 //! strict JSON back. Data flows one way: bytes → [`input`] → [`model`] →
 //! documents ([`prompt`], [`answer`], [`error`]).
+//!
+//! The contract (those modules, with [`describe`], [`schema`], [`markdown`],
+//! [`sanitize`] and [`text`]) is the `ask_user_core` crate (crates/core),
+//! re-exported here under the same names; this crate is the faces built on
+//! it (ARCHITECTURE.md).
 
-pub mod answer;
+pub use ask_user_core::{
+    DOC_VERSION, TOOL_NAME, answer, describe, document_line, error, execute, input, markdown,
+    model, prompt, sanitize, schema, text,
+};
+
 pub mod ask;
 pub mod away;
 pub mod check;
-pub mod describe;
-pub mod error;
 pub mod hook;
 pub mod inbox;
-pub mod input;
-pub mod markdown;
 pub mod mcp;
-pub mod model;
 pub mod platform;
-pub mod prompt;
-pub mod sanitize;
-pub mod schema;
 pub mod server;
 pub mod setup;
-pub mod text;
 pub mod tty;
 pub mod web;
 
@@ -31,11 +31,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Serialize;
 
 use crate::error::{AskError, Detail};
-use crate::prompt::PromptDocument;
-
-pub const TOOL_NAME: &str = "ask_user";
-/// The `version` of every document this binary prints.
-pub const DOC_VERSION: u32 = 1;
 
 /// Exit codes (DESIGN §5).
 pub mod exit {
@@ -44,11 +39,6 @@ pub mod exit {
     pub const USAGE: i32 = 2;
     pub const TIMED_OUT: i32 = 124;
     pub const CANCELLED: i32 = 130;
-}
-
-/// The toolbox `execute` face and `prompt`: tool input bytes → prompt document.
-pub fn execute(bytes: &[u8]) -> Result<PromptDocument, AskError> {
-    input::parse(bytes).map(|prompt| PromptDocument::new(&prompt))
 }
 
 /// What `execute` prints for these bytes (one JSON line, no newline) and its exit code.
@@ -94,18 +84,6 @@ fn read_error(path: &Path, err: &io::Error) -> AskError {
         ),
         path.display().to_string(),
     ))
-}
-
-/// One document as one line of JSON.
-pub fn document_line<T: Serialize>(document: &T) -> String {
-    match serde_json::to_string(document) {
-        Ok(line) => line,
-        Err(e) => serde_json::to_string(
-            &AskError::InternalError(Detail::new(format!("a document could not be written: {e}")))
-                .document(),
-        )
-        .unwrap_or_default(),
-    }
 }
 
 /// Writes one document and a newline to stdout in one write. A closed stdout

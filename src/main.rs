@@ -80,6 +80,7 @@ fn command_line() -> i32 {
         Some(Command::Help { command }) => help(command.as_deref()),
         Some(Command::Prompt { file }) => prompt(file),
         Some(Command::Describe { format, tool_name }) => {
+            let format = Format::from(format);
             match ask_user::describe::check_tool_name(&tool_name, format) {
                 Ok(()) => print_line(&describe(format, &tool_name)),
                 Err(message) => usage_error("describe", &message),
@@ -94,7 +95,7 @@ fn command_line() -> i32 {
             format,
             quiet,
         }) => run_check(&paths, format, quiet),
-        Some(Command::Schema { name }) => print_line(&name.line()),
+        Some(Command::Schema { name }) => print_line(&ask_user::schema::Schema::from(name).line()),
         Some(Command::Mcp {
             fallback,
             no_elicitation,
@@ -211,7 +212,9 @@ fn ask(args: AskArgs) -> i32 {
         read()
             .and_then(|bytes| ask_user::input::parse(&bytes))
             .and_then(|prompt| resolve_replies(&prompt, &replies, &notes))
-            .map(|document| document.answered_here(Channel::Cli))
+            .map(|document| {
+                document.answered_by_person(ask_user::platform::user::name(), Channel::Cli)
+            })
     } else {
         let options = AskOptions {
             ui,
@@ -422,7 +425,9 @@ fn answer(file: Option<PathBuf>, replies: &[String], notes: &[Option<String>]) -
     let outcome = ask_user::read_source(file.as_deref())
         .and_then(|bytes| ask_user::prompt::parse_input_or_prompt(&bytes))
         .and_then(|prompt| resolve_replies(&prompt, replies, notes))
-        .map(|document| document.answered_here(Channel::Cli));
+        .map(|document| {
+            document.answered_by_person(ask_user::platform::user::name(), Channel::Cli)
+        });
     match outcome {
         Ok(document) => {
             print_document(&document);

@@ -260,7 +260,10 @@ impl AnswerPage {
                 match submission::resolve(&self.prompt, submission) {
                     Ok(document) => WebOutcome {
                         ending: Ending::Answered,
-                        document: document.answered_here(crate::answer::Channel::Page),
+                        document: document.answered_by_person(
+                            crate::platform::user::name(),
+                            crate::answer::Channel::Page,
+                        ),
                     },
                     Err(err) => return Reply::json(422, &err.document()),
                 }

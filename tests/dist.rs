@@ -60,7 +60,7 @@ fn main() {
 common::harness::main!(
     slow: two_runs_with_one_source_date_epoch_are_byte_identical,
     release_build_after_dist_compiles_nothing_whatever_source_date_epoch,
-    cargo_package_builds_the_crate_with_its_sources_and_no_test_clients,
+    cargo_package_builds_each_crate_with_its_sources_and_no_test_clients,
     fresh_clone_copies_no_git_file_of_the_checkout,
     the_archive_holds_the_binary_docs_completions_and_man_pages,
     sha256sums_lists_every_artifact_and_checks,

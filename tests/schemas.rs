@@ -181,7 +181,10 @@ fn schemas_accept_every_produced_document_and_reject_broken_ones() {
             let prompt = ask_user::input::parse(&bytes).unwrap();
             let document = resolve_replies(&prompt, &replies, &notes)
                 .expect("replies fit")
-                .answered_here(ask_user::answer::Channel::Cli);
+                .answered_by_person(
+                    ask_user::platform::user::name(),
+                    ask_user::answer::Channel::Cli,
+                );
             let line = ask_user::document_line(&document);
             assert_eq!(output.status.code(), Some(0), "{args:?}");
             assert_eq!(String::from_utf8_lossy(&output.stdout), format!("{line}\n"));

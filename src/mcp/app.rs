@@ -415,8 +415,9 @@ fn outcome_of(submit: &Submit, prompt: &Prompt) -> Result<AnswerDocument, AskErr
             "answers",
         ))
     })?;
-    submission::resolve(prompt, Submission { answers })
-        .map(|document| document.answered_here(crate::answer::Channel::App))
+    submission::resolve(prompt, Submission { answers }).map(|document| {
+        document.answered_by_person(crate::platform::user::name(), crate::answer::Channel::App)
+    })
 }
 
 fn answers_of(submit: &Submit) -> Result<Vec<Value>, AskError> {

@@ -103,7 +103,8 @@ fn document_for(outcome: Outcome, prompt: &Prompt) -> AnswerDocument {
                 .map(|(noted, question)| noted.into_answer(question))
                 .collect();
             summarize(prompt, &answers);
-            AnswerDocument::answered(answers).answered_here(Channel::Terminal)
+            AnswerDocument::answered(answers)
+                .answered_by_person(crate::platform::user::name(), Channel::Terminal)
         }
         Outcome::Cancelled => {
             note("✗ Cancelled");

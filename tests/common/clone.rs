@@ -60,6 +60,17 @@ pub fn sync_tree(from: &Path, to: &Path) {
                 }
                 std::fs::copy(entry.path(), &target).unwrap();
             }
+        } else if kind.is_symlink() {
+            // crates/core links the root's schemas/ and LICENSE: the link, as git keeps it.
+            let link = std::fs::read_link(entry.path()).unwrap();
+            if std::fs::read_link(&target).ok().as_ref() != Some(&link) {
+                if target.is_dir() && !target.is_symlink() {
+                    std::fs::remove_dir_all(&target).unwrap();
+                } else if target.symlink_metadata().is_ok() {
+                    std::fs::remove_file(&target).unwrap();
+                }
+                std::os::unix::fs::symlink(&link, &target).unwrap();
+            }
         } else {
             continue;
         }

@@ -144,7 +144,7 @@ fn without_cargo_test_env(command: &mut Command) -> &mut Command {
     command
 }
 
-pub fn cargo_package_builds_the_crate_with_its_sources_and_no_test_clients() {
+pub fn cargo_package_builds_each_crate_with_its_sources_and_no_test_clients() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let version = crate::common::dist::cargo_version();
     // What `cargo publish` uploads, built as crates.io's readers build it
@@ -164,13 +164,14 @@ pub fn cargo_package_builds_the_crate_with_its_sources_and_no_test_clients() {
         .unwrap();
     let stderr = text(&output.stderr);
     assert!(output.status.success(), "cargo package failed:\n{stderr}");
-    assert!(stderr.contains("Verifying ask_user"), "{stderr}");
-    let file = target.join(format!("package/ask_user-{version}.crate"));
-    let size = std::fs::metadata(&file).unwrap().len();
-    // crates.io refuses a .crate over 10 MB; this one is under 1 MB.
-    assert!(size < 1_000_000, "{} is {size} bytes", file.display());
+    // Both crates of the workspace, the contract first: the binary's crate is
+    // verified against the packaged ask_user_core, as crates.io will have it.
+    let core_at = stderr.find("Verifying ask_user_core v").expect(&stderr);
+    let root_at = stderr.find("Verifying ask_user v").expect(&stderr);
+    assert!(core_at < root_at, "{stderr}");
 
-    let files = crate_files(&file);
+    let file = target.join(format!("package/ask_user-{version}.crate"));
+    let files = crate_files_under_a_megabyte(&file);
     for wanted in [
         "Cargo.toml",
         "Cargo.lock",
@@ -179,31 +180,94 @@ pub fn cargo_package_builds_the_crate_with_its_sources_and_no_test_clients() {
         "CHANGELOG.md",
         "src/main.rs",
         "src/lib.rs",
-        "schemas/answer.json",
     ] {
         assert!(files.iter().any(|f| f == wanted), "{wanted}: {files:?}");
     }
     // Only what builds and what a reader needs: no tests (their clients,
     // fixtures and node_modules), packaging, docs site or build output.
-    for file in &files {
+    only_tops(
+        &files,
+        &[
+            "Cargo.toml",
+            "Cargo.toml.orig",
+            "Cargo.lock",
+            "README.md",
+            "LICENSE",
+            "CHANGELOG.md",
+            ".cargo_vcs_info.json",
+            "src",
+        ],
+    );
+
+    // The contract: its sources and the schemas they embed (the links to the
+    // root's schemas/ and LICENSE packed as files), nothing of the faces.
+    let file = target.join(format!("package/ask_user_core-{version}.crate"));
+    let files = crate_files_under_a_megabyte(&file);
+    for wanted in [
+        "Cargo.toml",
+        "README.md",
+        "LICENSE",
+        "src/lib.rs",
+        "src/input.rs",
+        "schemas/answer.json",
+        "schemas/tool-input.json",
+    ] {
+        assert!(files.iter().any(|f| f == wanted), "{wanted}: {files:?}");
+    }
+    only_tops(
+        &files,
+        &[
+            "Cargo.toml",
+            "Cargo.toml.orig",
+            "Cargo.lock",
+            "README.md",
+            "LICENSE",
+            ".cargo_vcs_info.json",
+            "src",
+            "schemas",
+        ],
+    );
+    let manifest = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/core/Cargo.toml"),
+    )
+    .unwrap();
+    let dependencies = manifest_dependencies(&manifest);
+    assert_eq!(
+        dependencies,
+        ["serde", "serde_json", "thiserror"],
+        "{manifest}"
+    );
+}
+
+/// The files of a packaged crate, which crates.io takes only under 10 MB
+/// (ours are under 1 MB).
+fn crate_files_under_a_megabyte(file: &Path) -> Vec<String> {
+    let size = std::fs::metadata(file).unwrap().len();
+    assert!(size < 1_000_000, "{} is {size} bytes", file.display());
+    crate_files(file)
+}
+
+fn only_tops(files: &[String], allowed: &[&str]) {
+    for file in files {
         let top = file.split('/').next().unwrap();
-        assert!(
-            [
-                "Cargo.toml",
-                "Cargo.toml.orig",
-                "Cargo.lock",
-                "README.md",
-                "LICENSE",
-                "CHANGELOG.md",
-                ".cargo_vcs_info.json",
-                "src",
-                "schemas",
-            ]
-            .contains(&top),
-            "{file} is in the crate"
-        );
+        assert!(allowed.contains(&top), "{file} is in the crate");
         assert!(!file.contains("node_modules"), "{file}");
     }
+}
+
+/// The names under `[dependencies]` of a manifest (not dev- or build-).
+fn manifest_dependencies(manifest: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    let mut inside = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            inside = line == "[dependencies]";
+        } else if inside && !line.is_empty() && !line.starts_with('#') {
+            names.push(line.split(['=', ' ', '.']).next().unwrap());
+        }
+    }
+    names
 }
 
 /// The fresh clone holds no `.git` of the checkout's. In a git worktree

@@ -24,7 +24,8 @@ pub const RELAY_DESCRIPTION: &str = "Ask the person you are working for a struct
 /// For hosts where the call blocks until the person answers (MCP).
 pub const BLOCKING_DESCRIPTION: &str = "Ask the person you are working for a structured question and wait for their answer, when a decision is theirs to make: ambiguous requirements, a trade-off between approaches, or before a destructive or irreversible step. Keep options few (2 to 4 is best, at most 20), short and distinct; put the recommended option first and mark it recommended: true; use context to say why you are asking. The result lists the chosen option labels and ids; if it says cancelled or timedOut, the person gave no answer: do not assume one. If it carries a hint, the question stays open in the person's inbox: call this tool again later with only {\"resume\": inboxId} to collect their answer.";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// The hosts' tool formats (`ask_user describe --format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Amp,
     Claude,

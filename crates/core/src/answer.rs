@@ -134,11 +134,12 @@ pub enum Channel {
 }
 
 impl Answerer {
-    /// The person at this machine (the operating system's user), on `channel`.
-    pub fn local(channel: Channel) -> Self {
+    /// A person, by `name` (a token's or device's; on a local face the
+    /// operating system's user), who answered on `channel`.
+    pub fn person(name: impl Into<String>, channel: Channel) -> Self {
         Answerer {
             kind: AnswererKind::Person,
-            name: crate::platform::user::name(),
+            name: name.into(),
             channel,
         }
     }
@@ -298,10 +299,10 @@ impl AnswerDocument {
         self
     }
 
-    /// The same document, answered on a local face (`channel`) by the
-    /// operating system's user; unchanged when it is not an answer.
-    pub fn answered_here(self, channel: Channel) -> Self {
-        self.answered_by(AnsweredBy::One(Answerer::local(channel)))
+    /// The same document, answered by the person `name` on `channel`;
+    /// unchanged when it is not an answer.
+    pub fn answered_by_person(self, name: impl Into<String>, channel: Channel) -> Self {
+        self.answered_by(AnsweredBy::One(Answerer::person(name, channel)))
     }
 
     /// The same document, for a question asked through the inbox.

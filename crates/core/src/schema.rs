@@ -2,7 +2,7 @@
 //! embedded in the binary: `ask_user schema input|prompt|answer|error`.
 
 /// Which document a schema describes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Schema {
     /// A tool input, in every dialect of docs/documents.md's "Input dialects".
     Input,
