@@ -315,7 +315,7 @@ pub struct InboxArgs {
     pub notify: Option<String>,
     /// Send each new question to a channel the person can answer from: ntfy=https://HOST/TOPIC,
     /// slack=env, webhook=URL, email=smtp://HOST:PORT/?to=ADDRESS, matrix=https://HOMESERVER/ROOM.
-    /// Repeatable. Secrets come from ASK_USER_* variables (docs/inbox.md), never from here;
+    /// Repeatable. Secrets come from ASK_USER_* variables (docs/inbox-channels.md), never from here;
     /// http:// only to this machine. Delivery is retried and never slows an ask.
     #[arg(long, value_name = "KIND=URL", value_parser = ask_user::inbox::channels::Spec::parse)]
     pub notify_to: Vec<ask_user::inbox::channels::Spec>,
@@ -408,7 +408,7 @@ pub enum InboxVerb {
         Prints the QR code and the link on stderr, and on stdout one JSON line:\n\
         {\"tool\":\"ask_user\",\"version\":1,\"status\":\"ok\",\"url\",\"name\",\"expiresAt\"}.\n\
         The phone must reach the inbox: --listen ADDRESS:PORT with --tls-cert/--tls-key, or --public-url\n\
-        (docs/inbox.md, \"Reach the inbox from a phone\"). `inbox token remove NAME` unpairs it.\n\
+        (docs/inbox-phone.md, \"Reach the inbox from a phone\"). `inbox token remove NAME` unpairs it.\n\
         Exit codes: 0 done, 1 error (NO_INBOX, NOT_REACHABLE, INVALID_FIELD), 2 usage error."
     )]
     Pair {

@@ -11,7 +11,7 @@
 //! Inside `server-stateless`, the four checks that need the suite's
 //! diagnostic tools (`test_missing_capability`, `test_streaming_elicitation`,
 //! `test_logging_tool`) must say so ("Not testable") and nothing else may
-//! fail. docs/inbox.md lists why the other scenarios do not apply.
+//! fail. docs/inbox-api.md lists why the other scenarios do not apply.
 //!
 //! The suite has no option for request headers, so tests/conformance/bearer.mjs
 //! (preloaded with `node --import`) adds the inbox token as `Authorization:

@@ -831,7 +831,7 @@ fn a_token_in_the_url_on_mcp_is_refused() {
     inbox.stop();
 }
 
-/// The inbox's answer routes as docs/inbox.md's "The HTTP routes" lists
+/// The inbox's answer routes as docs/inbox-api.md's "The HTTP routes" lists
 /// them: every POST needs the inbox's own Origin even with a bearer (403
 /// without), JSON (415), a JSON object of the route's fields (400
 /// INVALID_JSON); an unknown id is 404 UNKNOWN_QUESTION, a reply that does

@@ -260,7 +260,7 @@ fn a_loopback_only_inbox_is_not_reachable_from_a_phone() {
         "--listen",
         "--tls-cert",
         "--public-url",
-        "Reach the inbox from a phone",
+        "docs/inbox-phone.md, \"Reach the inbox from a phone\"",
     ] {
         assert!(message.contains(named), "{message}");
     }

@@ -121,7 +121,7 @@ impl Announced {
 /// [`MAX_QUESTION_CHARS`]. On Windows also without cmd's metacharacters
 /// ([`cmd_inert`]): cmd expands `%ASK_USER_QUESTION%` before it parses the
 /// line, so an `&` in an agent's question would run as a command in a CMD
-/// that names the variable, as docs/inbox.md warns not to.
+/// that names the variable, as docs/inbox-channels.md warns not to.
 fn one_line(text: &str) -> String {
     let line = crate::sanitize::one_line(text, MAX_QUESTION_CHARS);
     if cfg!(windows) {

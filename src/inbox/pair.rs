@@ -37,7 +37,7 @@ const PENDING_SUFFIX: &str = " pairing";
 const DEFAULT_PREFIX: &str = "phone-";
 
 /// The guide section `pair` names when the phone cannot reach the inbox.
-pub const GUIDE: &str = "docs/inbox.md, \"Reach the inbox from a phone\"";
+pub const GUIDE: &str = "docs/inbox-phone.md, \"Reach the inbox from a phone\"";
 
 /// The row a pending code for `name` is kept under.
 fn pending_name(name: &str) -> String {
@@ -494,7 +494,7 @@ mod tests {
             "--listen",
             "--public-url",
             "--tls-cert",
-            "Reach the inbox from a phone",
+            "docs/inbox-phone.md, \"Reach the inbox from a phone\"",
         ] {
             assert!(err.message().contains(named), "{}", err.message());
         }

@@ -31,7 +31,7 @@
 //!
 //! `/mcp` alone takes POSTs without an `Origin` (MCP clients are not
 //! browsers); one that is sent must still be the inbox's own. Every other
-//! POST without one is 403, whatever token it carries (docs/inbox.md, "The
+//! POST without one is 403, whatever token it carries (docs/inbox-api.md, "The
 //! HTTP routes").
 
 use std::path::PathBuf;

@@ -4,7 +4,7 @@
 //! one RCPT TO, DATA with dot-stuffing, QUIT. Why not lettre: it would
 //! bring its own MIME, address and encoding crates for what is here about
 //! 250 lines over tokio and tokio-rustls, which the binary already carries
-//! (see docs/inbox.md for the measured size cost).
+//! (see docs/inbox-channels.md for the measured size cost).
 //!
 //! A reply of 4yz is transient (tried again), 5yz permanent.
 

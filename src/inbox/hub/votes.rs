@@ -3,7 +3,7 @@
 //! question is answered once `count` distinct persons gave the same
 //! answer, or at once when an allowed person chose the `veto` option.
 //!
-//! Rules (docs/inbox.md, "Two-person rule"):
+//! Rules (docs/inbox-routing.md, "Two-person rule"):
 //! - a vote needs a named person (a person token, or a paired device's
 //!   name); the inbox's own token cannot vote (it may still decline or
 //!   cancel: that ends the question, as for any question);

@@ -118,7 +118,7 @@ impl PolicyFile {
         let seen = stamp(path).ok();
         let loaded = load(path, env).map_err(|refused| match refused {
             Refused::Unreadable(why) => AskError::ReadError(Detail::new(format!(
-                "cannot read the policy file {shown} ({why}); --policy names a TOML file (docs/inbox.md, Escalation)"
+                "cannot read the policy file {shown} ({why}); --policy names a TOML file (docs/inbox-routing.md, Escalation)"
             ))),
             refused => AskError::InvalidField(Detail::new(format!(
                 "the policy file {shown}: {refused}"
@@ -248,6 +248,12 @@ mod tests {
             detail
                 .message
                 .starts_with(&format!("cannot read the policy file {}", path.display())),
+            "{detail}"
+        );
+        assert!(
+            detail
+                .message
+                .ends_with("--policy names a TOML file (docs/inbox-routing.md, Escalation)"),
             "{detail}"
         );
         write(&path, "[people.ada]\nnotify = [\"pager=1\"]\n");
