@@ -58,7 +58,9 @@ fn every_path_it_names_exists() {
         let first = trimmed.split('/').next().unwrap();
         let found = if top.contains(first) {
             // From the root: a file, or a folder holding tracked files.
-            files.iter().any(|f| f == trimmed || f.starts_with(&format!("{trimmed}/")))
+            files
+                .iter()
+                .any(|f| f == trimmed || f.starts_with(&format!("{trimmed}/")))
         } else {
             // Relative to the folder the sentence is about: somewhere below src/ or crates/.
             files.iter().any(|f| {
@@ -123,13 +125,18 @@ fn every_crate_and_top_level_folder_is_named() {
 #[test]
 fn it_is_short_enough_to_read() {
     let lines = architecture().lines().count();
-    assert!(lines <= 400, "ARCHITECTURE.md has {lines} lines; keep it to 400");
+    assert!(
+        lines <= 400,
+        "ARCHITECTURE.md has {lines} lines; keep it to 400"
+    );
 }
 
 /// "where: a, b, c" for each circle, from the script's report or the page's list.
 fn circles_found() -> BTreeSet<String> {
     let mut command = Command::new("python3");
-    command.arg(root().join("scripts/import-circles")).arg("--quiet");
+    command
+        .arg(root().join("scripts/import-circles"))
+        .arg("--quiet");
     command.arg(root().join("src"));
     let mut crates: Vec<PathBuf> = std::fs::read_dir(root().join("crates"))
         .unwrap()
@@ -247,4 +254,82 @@ fn the_circle_checker_finds_a_circle_and_names_its_files() {
     assert!(report.contains("a → b  (src/a/inner.rs:2)"), "{report}");
     // The re-export `pub use inner::Thing` counts as a/inner.rs's.
     assert!(report.contains("b → a  (src/b.rs:1)"), "{report}");
+}
+
+/// Where `text` names an issue of the tracker ("issue #40", "(issue 39)",
+/// "issue #40's", "issues 38", and the same broken over a comment's line):
+/// the 1-based line of each. A number means nothing to a reader outside the
+/// tracker; a comment says what a thing is and why. A line that links an
+/// upstream project (`github.com/…`) may name that project's issue.
+fn issue_numbers(text: &str) -> Vec<usize> {
+    let lower = text.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    let mut lines = Vec::new();
+    let mut from = 0;
+    while let Some(at) = lower[from..].find("issue") {
+        let start = from + at;
+        from = start + "issue".len();
+        let word_start =
+            start == 0 || !(bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_');
+        let mut i = from;
+        if bytes.get(i) == Some(&b's') {
+            i += 1;
+        }
+        // Spaces, and a comment's leaders when the number is on the next line.
+        while i < bytes.len()
+            && matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r' | b'/' | b'!' | b'*')
+        {
+            i += 1;
+        }
+        if bytes.get(i) == Some(&b'#') {
+            i += 1;
+        }
+        if !word_start || !bytes.get(i).is_some_and(u8::is_ascii_digit) {
+            continue;
+        }
+        let line_start = lower[..start].rfind('\n').map_or(0, |n| n + 1);
+        let line_end = lower[start..].find('\n').map_or(lower.len(), |n| start + n);
+        if lower[line_start..line_end].contains("github.com/") {
+            continue;
+        }
+        lines.push(lower[..start].matches('\n').count() + 1);
+    }
+    lines
+}
+
+#[test]
+fn the_issue_finder_finds_issue_numbers_and_nothing_else() {
+    assert_eq!(issue_numbers("//! Addressing (issue #40): who"), [1]);
+    assert_eq!(issue_numbers("a\n// the pool (issue 24)"), [2]);
+    assert_eq!(issue_numbers("/// Issue #40's throughput"), [1]);
+    assert_eq!(
+        issue_numbers("//! host config files (issue\n//! 26): whatever"),
+        [1]
+    );
+    assert_eq!(issue_numbers("  // (issues 38 and 39)"), [1]);
+    assert!(issue_numbers("let c = key.issue(id, 5);\nkey.issue(\"ab\", 1)").is_empty());
+    assert!(issue_numbers("tissue 3; an issue of the store; issue_links(2)").is_empty());
+    assert!(issue_numbers("// hyper's https://github.com/hyperium/hyper issue #2312").is_empty());
+}
+
+/// Comments say what a module or an item is, not which issue of the tracker
+/// made it: no file under src/ or crates/ names an issue number.
+#[test]
+fn no_comment_names_an_issue_number() {
+    let mut found = Vec::new();
+    for file in tracked_files() {
+        if !(file.starts_with("src/") || file.starts_with("crates/")) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(root().join(&file)) else {
+            continue; // not text: an icon, a picture
+        };
+        for line in issue_numbers(&text) {
+            found.push(format!("{file}:{line}"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "say what the module or item is, not which issue made it: {found:?}"
+    );
 }

@@ -1,4 +1,4 @@
-//! One-question links (issue #39): a capability that opens exactly one
+//! One-question links: a capability that opens exactly one
 //! question, for a notification to carry instead of a token.
 //!
 //! A capability is `base64url(id ‖ expiry ‖ tag)` without padding:

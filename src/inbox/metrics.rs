@@ -12,7 +12,7 @@
 //! waited in the store across a restart is counted when it ends, with
 //! `face="unknown"`.
 //!
-//! The store (issue 24), in the same style: `mcp_store_latency_ms` (a
+//! The store's metrics, in the same style: `mcp_store_latency_ms` (a
 //! histogram of each store call the hub makes, by operation: `op="ask"`,
 //! `"decide"`, `"get"`, …), `mcp_store_reachable` (1 or 0, what `/readyz`
 //! says) and `mcp_inbox_replicas` (the inbox replicas on this store: 1 for

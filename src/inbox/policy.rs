@@ -1,4 +1,4 @@
-//! An inbox's policy file (`ask_user inbox --policy FILE`, issue #40): who
+//! An inbox's policy file (`ask_user inbox --policy FILE`): who
 //! is reached how (`[people.NAME] notify = ["KIND=URL", …]`, the same forms
 //! as `--notify-to`) and the escalation ladder (`[[escalate]] after, notify,
 //! via`). Parsed with toml_edit (already in the tree for Codex's config), so

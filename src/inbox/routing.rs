@@ -1,4 +1,4 @@
-//! Addressing (issue #40): who a question's `to` reaches.
+//! Addressing: who a question's `to` reaches.
 //!
 //! `to` names one person (a person token's name) or one group (given to
 //! person tokens with `inbox token add person NAME --group G`). Addressing

@@ -1,4 +1,4 @@
-//! Standing answers (`ask_user inbox rule add|list|remove`, issue #40): a
+//! Standing answers (`ask_user inbox rule add|list|remove`): a
 //! person says "while I am away, answer this kind of question with X".
 //!
 //! A rule matches a new question on its source (the host's name), its

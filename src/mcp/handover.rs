@@ -1,4 +1,4 @@
-//! A form the client has not answered within `--wait` (issue 38): some
+//! A form the client has not answered within `--wait`: some
 //! clients declare form elicitation and never show the form (Claude
 //! Desktop), and drop the call at their own timer. So when the wait ends
 //! first, the question is handed over to the `--fallback` road: into the

@@ -97,7 +97,7 @@ const NO_FORMS: &[&str] = &["--fallback", "auto", "--open", "--wait", NO_FORMS_W
 
 /// Claude Desktop declares form elicitation but never shows the form: it
 /// is not asked for one (`--no-elicitation`), and the question takes the
-/// road of hosts without forms at once (issue 38).
+/// road of hosts without forms at once.
 const FORMS_NEVER_SHOWN: &[&str] = &[
     "--no-elicitation",
     "--fallback",

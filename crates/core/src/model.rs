@@ -17,7 +17,7 @@ pub struct Prompt {
     pub routing: Routing,
 }
 
-/// Who a question is for and how it is decided in an inbox (issue #40).
+/// Who a question is for and how it is decided in an inbox.
 /// Only the inbox reads it; the local faces ignore it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Routing {

@@ -1,4 +1,4 @@
-//! `inbox --notify-to KIND=URL` (issue 39): notifications the person can
+//! `inbox --notify-to KIND=URL`: notifications the person can
 //! answer, built in beside `--notify CMD`. KIND is `ntfy`, `slack`,
 //! `webhook`, `email` or `matrix`; each kind has its own file. Every
 //! notification carries the question's one-question link (a capability for

@@ -1,4 +1,4 @@
-//! Who hears of a question (issue #40). Without a policy (`--policy`),
+//! Who hears of a question. Without a policy (`--policy`),
 //! every question goes to every `--notify-to` channel, as before. With one:
 //! - a question with `to` goes to the contacts (`[people.NAME] notify`) of
 //!   the people `to` reaches ([`Hub::people_for`]: a person token's name or

@@ -1,4 +1,4 @@
-//! The escalation ladder (the policy's `[[escalate]]`, issue #40): while a
+//! The escalation ladder (the policy's `[[escalate]]`): while a
 //! question is pending, each step whose `after` has passed since the ask
 //! fires once, across every replica and restart. Firing is a row in the
 //! store's `escalations` (key: question and step; [`Store::escalate`]): the

@@ -21,8 +21,8 @@ pub struct Listed<'a> {
     /// For a question that needs approvals: how many agree so far, and who voted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approvals: Option<&'a votes::Ballot>,
-    /// Who it is addressed to (the input's `to`: a person or a group;
-    /// issue #40). The page lists it under "For you" for them.
+    /// Who it is addressed to (the input's `to`: a person or a group).
+    /// The page lists it under "For you" for them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub to: Option<&'a str>,
     /// The escalation steps fired for it (`--policy`), in step order.

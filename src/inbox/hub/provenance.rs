@@ -1,4 +1,4 @@
-//! Who answered a question in the inbox (`answeredBy`, issue #40): one
+//! Who answered a question in the inbox (`answeredBy`): one
 //! mapping from the face that decided it and the named token or device
 //! behind it, shared by every way an answer reaches the hub.
 

@@ -1,7 +1,7 @@
-//! Questions that need approvals (`approvals: {count, from, veto}`, issue
-//! #40): each person's answer is a vote, kept in the store, and the
-//! question is answered once `count` distinct persons gave the same
-//! answer, or at once when an allowed person chose the `veto` option.
+//! Questions that need approvals (`approvals: {count, from, veto}`): each
+//! person's answer is a vote, kept in the store, and the question is
+//! answered once `count` distinct persons gave the same answer, or at once
+//! when an allowed person chose the `veto` option.
 //!
 //! Rules (docs/inbox-routing.md, "Two-person rule"):
 //! - a vote needs a named person (a person token, or a paired device's

@@ -228,7 +228,7 @@ pub struct StoredRule {
 }
 
 /// An escalation step that fired for a question (the policy's
-/// `[[escalate]]`, issue #40): kept, so that it fires once across the
+/// `[[escalate]]`): kept, so that it fires once across the
 /// replicas and restarts, and history shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Escalation {
@@ -304,7 +304,7 @@ pub struct StoredToken {
     pub role: TokenRole,
     pub digest: Vec<u8>,
     pub added_at: Millis,
-    /// The groups of a person token (`--group`, issue #40), sorted; none
+    /// The groups of a person token (`--group`), sorted; none
     /// for an asker.
     pub groups: Vec<String>,
 }

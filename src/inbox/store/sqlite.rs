@@ -164,12 +164,12 @@ CREATE TABLE votes (
     PRIMARY KEY (question, voter)
 ) STRICT;
 ",
-    // 7: the groups of a person token (`--group`, issue #40), space-separated
+    // 7: the groups of a person token (`--group`), space-separated
     // (a group name has no spaces: `tokens::check_name`); '' for none.
     "
 ALTER TABLE tokens ADD COLUMN member_of TEXT NOT NULL DEFAULT '';
 ",
-    // 8: standing answers (`inbox rule`, issue #40), each person's away
+    // 8: standing answers (`inbox rule`), each person's away
     // switch, and the face rule (the questions table rebuilt as in step 5).
     "
 CREATE TABLE rules (
@@ -228,8 +228,8 @@ BEGIN
     SELECT RAISE(ABORT, 'who asked is written once');
 END;
 ",
-    // 9: the escalation steps fired (the policy's `[[escalate]]`, issue
-    // #40), one row per question and step: the first replica's insert wins.
+    // 9: the escalation steps fired (the policy's `[[escalate]]`), one
+    // row per question and step: the first replica's insert wins.
     "
 CREATE TABLE escalations (
     question TEXT NOT NULL REFERENCES questions (id),

@@ -1,4 +1,4 @@
-//! TLS to PostgreSQL (issue #40): `sslmode` and `sslrootcert` in the store's
+//! TLS to PostgreSQL: `sslmode` and `sslrootcert` in the store's
 //! URL, on the rustls the rest of the binary uses (no OpenSSL, no second TLS
 //! stack). The postgres crate knows only `disable`, `prefer` and `require`
 //! and has no TLS of its own: this module reads the two keys, hands it the

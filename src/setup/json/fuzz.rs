@@ -1,5 +1,5 @@
-//! Property tests of `setup`'s merge on arbitrary host config files (issue
-//! 26): whatever a JSON or JSONC file holds, [`plan`](crate::setup::plan)
+//! Property tests of `setup`'s merge on arbitrary host config files:
+//! whatever a JSON or JSONC file holds, [`plan`](crate::setup::plan)
 //! either refuses it with a `CONFIG_ERROR` that names a line and column (and
 //! writes nothing), or gives a file that parses, keeps every key that is not
 //! the ask_user entry with its value, holds the entry as written, comes back

@@ -1,4 +1,4 @@
-//! The team fields of an ask (issue #40): `to`, `approvals` and `human`.
+//! The team fields of an ask: `to`, `approvals` and `human`.
 //! Only the inbox acts on them; every face accepts them.
 
 use serde_json::Value;

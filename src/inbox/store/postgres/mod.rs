@@ -48,7 +48,7 @@ const LOST_AFTER: Duration = Duration::from_secs(15);
 impl Store for PostgresStore {
     /// One statement, committed on its own: the retry's lookup, the
     /// insert, its event and the notice (two round trips, where a
-    /// transaction of four statements took ten; issue #40's throughput).
+    /// transaction of four statements took ten).
     fn ask(&mut self, question: &NewQuestion) -> Result<(String, bool)> {
         let question = question.clone();
         self.call(move |client: &mut Session| {

@@ -120,12 +120,12 @@ CREATE TABLE votes (
     PRIMARY KEY (question, voter)
 );
 ",
-    // 7: the groups of a person token (`--group`, issue #40), space-separated
+    // 7: the groups of a person token (`--group`), space-separated
     // (a group name has no spaces: `tokens::check_name`); '' for none.
     "
 ALTER TABLE ask_user_tokens ADD COLUMN member_of TEXT NOT NULL DEFAULT '';
 ",
-    // 8: standing answers (`inbox rule`, issue #40), each person's away
+    // 8: standing answers (`inbox rule`), each person's away
     // switch, and the face rule.
     "
 CREATE TABLE ask_user_rules (
@@ -143,8 +143,8 @@ ALTER TABLE questions DROP CONSTRAINT questions_face_check;
 ALTER TABLE questions ADD CONSTRAINT questions_face_check
     CHECK (face IN ('page','cli','asker','inbox','link','ntfy','matrix','rule'));
 ",
-    // 9: the escalation steps fired (the policy's `[[escalate]]`, issue
-    // #40), one row per question and step: the first replica's insert wins.
+    // 9: the escalation steps fired (the policy's `[[escalate]]`), one
+    // row per question and step: the first replica's insert wins.
     "
 CREATE TABLE escalations (
     question TEXT NOT NULL REFERENCES questions (id),

@@ -5,8 +5,8 @@
 //! bounded by the code). A `&str` query through the `postgres` client costs
 //! two round trips, a prepare and an execute, and PostgreSQL parses and plans
 //! it anew each time; a kept statement is one round trip, and the server
-//! plans it once (issue #40's throughput: parsing and planning were most of
-//! the server's time per ask). A new connection starts with no statement.
+//! plans it once (parsing and planning were most of the server's time per
+//! ask). A new connection starts with no statement.
 
 use std::collections::HashMap;
 use std::sync::mpsc;
