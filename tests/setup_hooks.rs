@@ -566,6 +566,27 @@ fn codex_hooks_go_into_config_toml_beside_the_entry_keeping_comments() {
     assert_eq!(fs::read_to_string(&path).unwrap(), CODEX_CONFIG);
 }
 
+/// The layout docs/hosts.md shows, a hook of the person's without a blank
+/// line anywhere: setup writes its own tables after it and changes none of
+/// its bytes; `--remove --hooks` gives back the file byte for byte.
+fn codex_hooks_keep_a_config_without_blank_lines_byte_for_byte() {
+    let home = Home::new();
+    let path = home.root().join("codex-home/config.toml");
+    let config = "# check the shell\n[[hooks.PreToolUse]]\nmatcher = \"shell\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"x\"\n";
+    home.write(&path, config);
+    let run = home.run(&["codex", "--hooks"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let written = fs::read_to_string(&path).unwrap();
+    let ours = format!(
+        "\n[[hooks.PreToolUse]]\nmatcher = \"request_user_input\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"{}\"\ntimeout = 1830\n\n[mcp_servers.ask_user]\n",
+        hook_command("codex")
+    );
+    assert!(written.starts_with(&format!("{config}{ours}")), "{written}");
+    let run = home.run(&["codex", "--hooks", "--remove"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(fs::read_to_string(&path).unwrap(), config);
+}
+
 /// Codex 0.169.0 loads the config.toml that `setup codex --hooks` wrote
 /// (`codex mcp list` reads the whole file, hooks included), and refuses it
 /// once our hook group is broken: so it reads the `[[hooks.PreToolUse]]`
@@ -722,6 +743,7 @@ common::harness::main!(
     hooks_for_a_host_without_a_hook_road_is_a_usage_error,
     claude_code_runs_the_hook_setup_wrote,
     codex_hooks_go_into_config_toml_beside_the_entry_keeping_comments,
+    codex_hooks_keep_a_config_without_blank_lines_byte_for_byte,
     codex_loads_the_hooks_setup_wrote,
     claude_code_asks_through_the_hooks_setup_wrote,
 );

@@ -141,6 +141,8 @@ fn our_hook(road: &Road, launch: &Launch) -> Table {
 pub(super) fn set(text: &str, road: &Road, launch: &Launch) -> Result<String, Malformed> {
     let mut document = parse(text, road)?;
     let wanted = our_hook(road, launch);
+    // toml_edit puts a new [[table]] right under the line before it.
+    let spaced = !text.trim().is_empty();
     let mut changed = false;
     for event in road.events() {
         if groups_mut(&mut document, event.name).is_none() {
@@ -189,8 +191,15 @@ pub(super) fn set(text: &str, road: &Road, launch: &Launch) -> Result<String, Ma
                 if let Some(matcher) = event.matcher {
                     group.insert("matcher", toml_edit::value(matcher));
                 }
+                let mut hook = wanted.clone();
+                if spaced {
+                    // A blank line before each of our headers, set on our
+                    // tables alone: the person's keep their own spacing.
+                    group.decor_mut().set_prefix("\n");
+                    hook.decor_mut().set_prefix("\n");
+                }
                 let mut hooks = ArrayOfTables::new();
-                hooks.push(wanted.clone());
+                hooks.push(hook);
                 group.insert("hooks", Item::ArrayOfTables(hooks));
                 groups.push(group);
                 changed = true;
@@ -206,26 +215,7 @@ pub(super) fn set(text: &str, road: &Road, launch: &Launch) -> Result<String, Ma
     if !changed {
         return Ok(text.to_string());
     }
-    let mut edited = document.to_string();
-    if !text.trim().is_empty() && !text.ends_with("\n\n") {
-        // toml_edit puts a new [[table]] right under the last line.
-        edited = spaced(&edited);
-    }
-    Ok(edited)
-}
-
-/// A blank line before each `[[hooks.` header that follows a line of text.
-fn spaced(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 16);
-    let mut previous_blank = true;
-    for line in text.split_inclusive('\n') {
-        if line.starts_with("[[hooks.") && !previous_blank {
-            out.push('\n');
-        }
-        previous_blank = line.trim().is_empty();
-        out.push_str(line);
-    }
-    out
+    Ok(document.to_string())
 }
 
 fn nth_hook_mut(group: &mut Table, index: usize) -> Option<&mut dyn TableLike> {
@@ -274,10 +264,12 @@ pub(super) fn remove(text: &str, road: &Road) -> Result<String, Malformed> {
     if !removed {
         return Ok(text.to_string());
     }
+    // A `[hooks]` the person wrote stays, even empty; the one that only
+    // held ours (never written out) goes.
     let emptied = document
         .get("hooks")
-        .and_then(Item::as_table_like)
-        .is_some_and(|hooks| hooks.is_empty());
+        .and_then(Item::as_table)
+        .is_some_and(|hooks| hooks.is_empty() && hooks.is_implicit());
     if emptied {
         document.remove("hooks");
     }
@@ -342,6 +334,36 @@ command = "~/bin/check"
         assert_eq!(set(&stale, codex, &native()).unwrap(), edited);
     }
 
+    /// The layout docs/hosts.md shows: no blank line anywhere, a comment
+    /// right above a header. Setup adds ours and changes none of the
+    /// person's bytes; `--remove` gives back the file byte for byte.
+    #[test]
+    fn codex_hooks_keep_a_layout_without_blank_lines_byte_for_byte() {
+        let codex = road(Host::Codex).unwrap();
+        let text = "# mine\n[[hooks.PreToolUse]]\nmatcher = \"shell\"\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"x\"\n# after\n[[hooks.PreToolUse.hooks]]\ncommand = \"y\"\n[tui]\nnotifications = true\n";
+        let edited = set(text, codex, &native()).unwrap();
+        let ours = "\n[[hooks.PreToolUse]]\nmatcher = \"request_user_input\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"/opt/bin/ask_user hook codex --timeout 1800\"\ntimeout = 1830\n";
+        assert_eq!(
+            edited,
+            text.replace("[tui]", &format!("{}[tui]", &ours[1..]))
+                .replace(
+                    "\"y\"\n[[hooks.PreToolUse]]",
+                    "\"y\"\n\n[[hooks.PreToolUse]]"
+                )
+        );
+        assert_eq!(remove(&edited, codex).unwrap(), text);
+        // At the end of the file, and with no newline at its end (the one
+        // line setup had to end stays ended).
+        let short = "[[hooks.PreToolUse]]\nmatcher = \"shell\"\n[[hooks.PreToolUse.hooks]]\ncommand = \"x\"\n";
+        let edited = set(short, codex, &native()).unwrap();
+        assert_eq!(edited, format!("{short}{ours}"));
+        assert_eq!(remove(&edited, codex).unwrap(), short);
+        let unended = short.trim_end();
+        let edited = set(unended, codex, &native()).unwrap();
+        assert_eq!(edited, format!("{short}{ours}"));
+        assert_eq!(remove(&edited, codex).unwrap(), short);
+    }
+
     #[test]
     fn codex_hooks_written_inline_are_a_config_error_at_their_place() {
         let codex = road(Host::Codex).unwrap();
@@ -350,5 +372,142 @@ command = "~/bin/check"
         assert!(error.message.contains("[[hooks.PreToolUse]]"), "{error:?}");
         let error = remove("hooks = 3\n", codex).unwrap_err();
         assert!(error.message.contains("\"hooks\" must be a table"));
+    }
+
+    mod layouts {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// One block of a person's config.toml, as lines.
+        fn block() -> impl Strategy<Value = Vec<String>> {
+            let note = prop::option::of(Just("# a note".to_string()));
+            let command = prop_oneof![Just("x"), Just("~/bin/check"), Just("notify-send asked")];
+            let hook = (note.clone(), command.clone(), any::<bool>()).prop_map(
+                |(note, command, typed)| {
+                    let mut lines: Vec<String> = note.into_iter().collect();
+                    lines.push("[[hooks.EVENT.hooks]]".into());
+                    if typed {
+                        lines.push("type = \"command\"".into());
+                    }
+                    lines.push(format!("command = \"{command}\""));
+                    lines
+                },
+            );
+            let group = (
+                prop_oneof![Just("PreToolUse"), Just("PostToolUse"), Just("Stop")],
+                note.clone(),
+                prop::option::of(prop_oneof![
+                    Just("shell"),
+                    Just("request_user_input"),
+                    Just(""),
+                    Just("*")
+                ]),
+                prop_oneof![
+                    3 => prop::collection::vec(hook, 1..3).prop_map(|hooks| hooks.concat()),
+                    1 => command.prop_map(|c| vec![format!("hooks = [{{ type = \"command\", command = \"{c}\" }}]")]),
+                ],
+            )
+                .prop_map(|(event, note, matcher, hooks)| {
+                    let mut lines: Vec<String> = note.into_iter().collect();
+                    lines.push("[[hooks.EVENT]]".into());
+                    if let Some(matcher) = matcher {
+                        lines.push(format!("matcher = \"{matcher}\""));
+                    }
+                    lines.extend(hooks);
+                    lines
+                        .into_iter()
+                        .map(|line| line.replace("EVENT", event))
+                        .collect()
+                });
+            let table = (
+                "[a-z]{1,4}",
+                note,
+                prop::collection::vec("[a-z]{1,4}", 0..3),
+            )
+                .prop_map(|(name, note, keys)| {
+                    let mut lines: Vec<String> = note.into_iter().collect();
+                    lines.push(format!("[t_{name}]"));
+                    lines.extend(keys.iter().map(|key| format!("k_{key} = 1 # theirs")));
+                    lines
+                });
+            prop_oneof![
+                4 => group,
+                1 => table,
+                1 => Just(vec!["[hooks]".to_string()]),
+                1 => Just(vec!["[mcp_servers.other]".to_string(), "command = \"x\"".to_string()]),
+            ]
+        }
+
+        /// A config.toml: top-level keys, then blocks, each line followed
+        /// by a blank line or not (most often not: the layout of
+        /// docs/hosts.md); ended by a newline or not.
+        fn file() -> impl Strategy<Value = String> {
+            (
+                prop::collection::vec("[a-z]{1,4}", 0..3),
+                prop::collection::vec(block(), 0..6),
+                any::<u64>(),
+                any::<bool>(),
+            )
+                .prop_map(|(keys, blocks, mut blanks, ended)| {
+                    let mut lines: Vec<String> =
+                        keys.iter().map(|key| format!("k_{key} = \"o3\"")).collect();
+                    lines.extend(blocks.into_iter().flatten());
+                    let mut text = String::new();
+                    for line in lines {
+                        text.push_str(&line);
+                        text.push('\n');
+                        if blanks % 4 == 0 {
+                            text.push('\n');
+                        }
+                        blanks = blanks.rotate_right(2);
+                    }
+                    if !ended {
+                        text.truncate(text.trim_end().len());
+                    }
+                    text
+                })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
+
+            /// Setup only inserts (every byte of the person's stays, in
+            /// order and in one piece around ours), a second run changes
+            /// nothing, and `--remove` gives back the file byte for byte
+            /// (a file without a newline at its end gets that one).
+            #[test]
+            fn codex_hooks_insert_only_and_remove_gives_back_the_bytes(text in file()) {
+                prop_assume!(toml_edit::Document::parse(text.as_str()).is_ok());
+                let codex = road(Host::Codex).unwrap();
+                let edited = set(&text, codex, &native()).unwrap();
+                prop_assert!(configured(&edited, codex).unwrap());
+                let original = if text.is_empty() || text.ends_with('\n') {
+                    text.clone()
+                } else {
+                    format!("{text}\n")
+                };
+                let prefix = original
+                    .bytes()
+                    .zip(edited.bytes())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                let suffix = original[prefix..]
+                    .bytes()
+                    .rev()
+                    .zip(edited.bytes().rev())
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                prop_assert_eq!(
+                    prefix + suffix,
+                    original.len(),
+                    "the person's bytes changed: {:?} became {:?}",
+                    original,
+                    edited
+                );
+                prop_assert_eq!(set(&edited, codex, &native()).unwrap(), edited.clone());
+                let removed = remove(&edited, codex).unwrap();
+                prop_assert_eq!(removed, original);
+            }
+        }
     }
 }
