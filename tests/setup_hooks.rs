@@ -587,6 +587,41 @@ fn codex_hooks_keep_a_config_without_blank_lines_byte_for_byte() {
     assert_eq!(fs::read_to_string(&path).unwrap(), config);
 }
 
+/// Files with neither servers nor hooks, as the hosts write them: `--hooks`
+/// adds both, `--hooks --remove` gives back every file byte for byte
+/// (Gemini CLI's settings without an empty `"mcpServers": {}` left behind).
+fn hooks_remove_gives_back_files_that_had_neither_servers_nor_hooks() {
+    let json = "{\n  \"theme\": \"dark\",\n  \"general\": {\n    \"vimMode\": true\n  }\n}\n";
+    let toml = "model = \"o3\"\n[tui]\nnotifications = true\n";
+    for (host, files) in [
+        (
+            "claude-code",
+            vec![(".claude/settings.json", json), (".claude.json", json)],
+        ),
+        ("gemini", vec![(".gemini/settings.json", json)]),
+        ("codex", vec![("codex-home/config.toml", toml)]),
+    ] {
+        let home = Home::new();
+        for (file, text) in &files {
+            home.write(&home.root().join(file), text);
+        }
+        let run = home.run(&[host, "--hooks"]);
+        assert_eq!(run.code, 0, "{host}: {}", run.stderr);
+        for (file, text) in &files {
+            assert_ne!(&fs::read_to_string(home.root().join(file)).unwrap(), text);
+        }
+        let run = home.run(&[host, "--hooks", "--remove"]);
+        assert_eq!(run.code, 0, "{host}: {}", run.stderr);
+        for (file, text) in &files {
+            assert_eq!(
+                &fs::read_to_string(home.root().join(file)).unwrap(),
+                text,
+                "{host}: {file}"
+            );
+        }
+    }
+}
+
 /// Codex 0.169.0 loads the config.toml that `setup codex --hooks` wrote
 /// (`codex mcp list` reads the whole file, hooks included), and refuses it
 /// once our hook group is broken: so it reads the `[[hooks.PreToolUse]]`
@@ -744,6 +779,7 @@ common::harness::main!(
     claude_code_runs_the_hook_setup_wrote,
     codex_hooks_go_into_config_toml_beside_the_entry_keeping_comments,
     codex_hooks_keep_a_config_without_blank_lines_byte_for_byte,
+    hooks_remove_gives_back_files_that_had_neither_servers_nor_hooks,
     codex_loads_the_hooks_setup_wrote,
     claude_code_asks_through_the_hooks_setup_wrote,
 );

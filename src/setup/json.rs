@@ -169,11 +169,32 @@ pub fn remove(text: &str, container: &str, name: &str) -> Result<String, Malform
         return Ok(text.to_string());
     }
     let root = parse_cst(text)?;
-    if let Some(prop) = root
+    let Some(servers) = root
         .object_value()
         .and_then(|root| root.object_value(container))
-        .and_then(|servers| servers.get(name))
-    {
+    else {
+        return Ok(text.to_string());
+    };
+    if let Some(prop) = servers.get(name) {
+        prop.remove();
+    }
+    // Setup makes the servers object where there was none, as the last key
+    // of the file: an object that the entry was all of, standing there,
+    // goes with it (an empty one means the same to every host). One
+    // elsewhere is the person's (VS Code's `{"servers": {}, "inputs": []}`)
+    // and stays, as does one with a comment in it.
+    let emptied = servers.properties().is_empty()
+        && !servers.children().iter().any(|child| child.is_comment());
+    let last = root
+        .object_value()
+        .and_then(|root| root.properties().pop())
+        .filter(|prop| {
+            prop.name()
+                .and_then(|name| name.decoded_value().ok())
+                .as_deref()
+                == Some(container)
+        });
+    if emptied && let Some(prop) = last {
         prop.remove();
     }
     Ok(root.to_string())
@@ -257,6 +278,28 @@ mod tests {
         );
         let removed = remove(&edited, "mcpServers", "ask_user").unwrap();
         assert_eq!(removed, text);
+    }
+
+    /// A file without servers: setup makes the object, `--remove` takes it
+    /// out with the entry, and the file is back byte for byte. An object
+    /// with another server, or a comment of the person's, stays.
+    #[test]
+    fn servers_that_held_only_the_entry_go_with_it() {
+        let text = "// mine\n{\n  \"theme\": \"dark\", // keep\n  \"hooks\": {\n    \"a\": [1, 2]\n  }\n}\n";
+        let edited = set(text, "mcpServers", "ask_user", &fields()).unwrap();
+        assert!(edited.contains("\"mcpServers\": {"), "{edited}");
+        assert_eq!(remove(&edited, "mcpServers", "ask_user").unwrap(), text);
+        let empty = "{}\n";
+        let edited = set(empty, "servers", "ask_user", &fields()).unwrap();
+        assert_eq!(remove(&edited, "servers", "ask_user").unwrap(), empty);
+        for kept in [
+            "{\n  \"mcpServers\": {\n    \"other\": {}\n  }\n}\n",
+            "{\n  \"mcpServers\": {\n    // mine\n  }\n}\n",
+            "{\n  \"mcpServers\": {},\n  \"inputs\": []\n}\n",
+        ] {
+            let edited = set(kept, "mcpServers", "ask_user", &fields()).unwrap();
+            assert_eq!(remove(&edited, "mcpServers", "ask_user").unwrap(), kept);
+        }
     }
 
     #[test]
@@ -367,11 +410,9 @@ mod tests {
         let error = twice(command);
         assert_eq!((error.line, error.column), (1, 44), "{error:?}");
         assert!(error.message.starts_with("\"command\" is written twice"));
-        // --remove takes the whole entry, whatever it holds.
-        assert_eq!(
-            remove(command, "servers", "ask_user").unwrap(),
-            "{\"servers\": {}}"
-        );
+        // --remove takes the whole entry, whatever it holds (and the
+        // servers with it: it was all they held).
+        assert_eq!(remove(command, "servers", "ask_user").unwrap(), "{}");
         assert!(remove("{\"servers\": 1, \"servers\": {}}", "servers", "ask_user").is_err());
         // Twice elsewhere is the file's own business.
         let elsewhere = "{\"a\": 1, \"a\": 2, \"servers\": {\"x\": {}, \"x\": {}}}";

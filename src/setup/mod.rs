@@ -214,17 +214,23 @@ fn plans(
     } else {
         read_text(&path)?
     };
-    let current = if same_file {
-        entry.after.clone()
-    } else {
-        before.clone().unwrap_or_default()
+    // In one file, a remove undoes a set in the reverse order: the hooks
+    // (written after the entry) go first, so that the entry's servers
+    // object is the file's last key again, where setup put it.
+    let current = match (same_file, action) {
+        (true, Action::Set) => entry.after.clone(),
+        _ => before.clone().unwrap_or_default(),
     };
     let (bom, text) = split_bom(&current);
-    let edited = match action {
+    let mut edited = match action {
         Action::Set => hooks::set(text, road, launch),
         Action::Remove => hooks::remove(text, road),
     }
     .map_err(|malformed| malformed.into_error(&path))?;
+    if same_file && action == Action::Remove {
+        edited = edit_entry(host, action, launch, &edited)
+            .map_err(|malformed| malformed.into_error(&path))?;
+    }
     let after = format!("{bom}{edited}");
     if same_file {
         entry.parts.push(Part::Hooks);
@@ -249,19 +255,9 @@ fn plan(host: Host, env: &Env, action: Action, launch: &Launch) -> Result<Plan, 
     let before = read_text(&path)?;
     // A byte-order mark (Windows editors) stays, out of the parsers' way.
     let (bom, text) = split_bom(before.as_deref().unwrap_or(""));
-    let edited = match (action, &host.spec().format) {
-        (Action::Set, Format::Json { container, .. }) => {
-            json::set(text, container, ENTRY, &fields(host, launch))
-        }
-        (Action::Set, Format::Toml { container }) => {
-            toml::set(text, container, ENTRY, &fields(host, launch))
-        }
-        (Action::Remove, Format::Json { container, .. }) => json::remove(text, container, ENTRY),
-        (Action::Remove, Format::Toml { container }) => toml::remove(text, container, ENTRY),
-    };
     let after = format!(
         "{bom}{}",
-        edited.map_err(|malformed| malformed.into_error(&path))?
+        edit_entry(host, action, launch, text).map_err(|malformed| malformed.into_error(&path))?
     );
     Ok(Plan {
         host,
@@ -270,6 +266,25 @@ fn plan(host: Host, env: &Env, action: Action, launch: &Launch) -> Result<Plan, 
         before,
         after,
     })
+}
+
+/// `text` (without a byte-order mark) with the entry set or removed.
+fn edit_entry(
+    host: Host,
+    action: Action,
+    launch: &Launch,
+    text: &str,
+) -> Result<String, Malformed> {
+    match (action, &host.spec().format) {
+        (Action::Set, Format::Json { container, .. }) => {
+            json::set(text, container, ENTRY, &fields(host, launch))
+        }
+        (Action::Set, Format::Toml { container }) => {
+            toml::set(text, container, ENTRY, &fields(host, launch))
+        }
+        (Action::Remove, Format::Json { container, .. }) => json::remove(text, container, ENTRY),
+        (Action::Remove, Format::Toml { container }) => toml::remove(text, container, ENTRY),
+    }
 }
 
 fn split_bom(text: &str) -> (&str, &str) {

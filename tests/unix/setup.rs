@@ -447,6 +447,33 @@ fn every_host_merges_keeps_a_backup_is_idempotent_and_removes_only_its_entry() {
     }
 }
 
+/// A file without any servers, as the host or a person writes it: the
+/// entry goes in with its servers object (or table), and `--remove` gives
+/// back the file byte for byte, the servers object with the entry.
+fn every_host_removes_back_to_a_file_without_servers_byte_for_byte() {
+    for host in &HOSTS {
+        let home = Home::new();
+        let original = if host.toml {
+            "# mine\nmodel = \"o3\"\n[tui]\nnotifications = true\n"
+        } else {
+            "{\n  // mine\n  \"theme\": \"dark\",\n  \"nested\": {\n    \"list\": [1, 2]\n  }\n}\n"
+        };
+        let path = home.write(host, original);
+        let run = home.run(&[host.name]);
+        assert_eq!(run.code, 0, "{}: {}", host.name, run.stderr);
+        let (names, _) = servers(host, &fs::read_to_string(&path).unwrap());
+        assert_eq!(names, ["ask_user"], "{}", host.name);
+        let removed = home.run(&["--remove", host.name]);
+        assert_eq!(removed.code, 0, "{}: {}", host.name, removed.stderr);
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            original,
+            "{}: removing gives back the file",
+            host.name
+        );
+    }
+}
+
 fn an_outdated_entry_is_updated_in_place_keeping_its_other_keys() {
     let home = Home::new();
     let host = &HOSTS[5]; // cursor
@@ -666,7 +693,8 @@ fn a_file_that_is_not_utf8_is_a_config_error() {
 
 fn a_byte_order_mark_stays_and_is_no_error() {
     let home = Home::new();
-    let text = "\u{feff}{\n  \"servers\": {}\n}\n";
+    // VS Code's own layout: its empty servers object, which stays.
+    let text = "\u{feff}{\n  \"servers\": {},\n  \"inputs\": []\n}\n";
     let path = home.write(&HOSTS[6], text);
     let run = home.run(&["vscode"]);
     assert_eq!(run.code, 0, "{}", run.stdout);
@@ -1053,6 +1081,7 @@ fn no_host_without_a_terminal_is_a_usage_error() {
 common::harness::main!(
     every_host_is_created_from_nothing,
     every_host_merges_keeps_a_backup_is_idempotent_and_removes_only_its_entry,
+    every_host_removes_back_to_a_file_without_servers_byte_for_byte,
     an_outdated_entry_is_updated_in_place_keeping_its_other_keys,
     an_entry_the_host_wrote_in_its_own_layout_is_already_set_up,
     dry_run_prints_a_diff_per_file_and_writes_nothing,
