@@ -64,8 +64,10 @@ impl Home {
         self.root().join("codex-home")
     }
 
-    fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new(bin());
+    /// `ask_user setup ARGS` in this home; every test's run starts here,
+    /// so that none misses the environment below.
+    fn std_command(&self, args: &[&str]) -> std::process::Command {
+        let mut command = std::process::Command::new(bin());
         command
             .arg("setup")
             .args(args)
@@ -77,8 +79,13 @@ impl Home {
             .env("TMPDIR", self.root().join("tmp"))
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("GEMINI_CLI_HOME")
-            .env_remove("TOOLBOX_ACTION")
-            .write_stdin("");
+            .env_remove("TOOLBOX_ACTION");
+        command
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::from_std(self.std_command(args));
+        command.write_stdin("");
         command
     }
 
@@ -1058,8 +1065,7 @@ fn no_home_folder_is_a_usage_error() {
 fn no_host_without_a_terminal_is_a_usage_error() {
     use std::os::unix::process::CommandExt;
     let home = Home::new();
-    let mut command = std::process::Command::new(bin());
-    command.args(["setup"]).env("HOME", home.root());
+    let mut command = home.std_command(&[]);
     // SAFETY: setsid is async-signal-safe; the child has no terminal.
     unsafe {
         command.pre_exec(|| {
