@@ -268,7 +268,8 @@ pub struct SetupArgs {
     #[arg(long, conflicts_with = "list")]
     pub remove: bool,
     /// Also write the hooks that answer the host's own ask tool through ask_user while you
-    /// are away (claude-code: ~/.claude/settings.json; gemini: ~/.gemini/settings.json).
+    /// are away (claude-code: ~/.claude/settings.json; codex: ~/.codex/config.toml, then
+    /// trust them in codex with /hooks; gemini: ~/.gemini/settings.json).
     #[arg(long, conflicts_with = "list")]
     pub hooks: bool,
     /// Print one JSON line per host: host, path, exists, configured, command, args.
@@ -507,7 +508,7 @@ pub enum TokenVerb {
     /// Make a token for NAME with ROLE and keep its SHA-256 (never the token) in the store.
     #[command(
         after_help = "Prints {\"name\",\"role\",\"token\"}: the token is shown this once. A running inbox\n\
-        takes it within 5 s (PostgreSQL replicas: at once). Exit codes: 0 kept, 1 error (WEB_ERROR:\n\
+        takes it within 5 s (PostgreSQL replicas: at once). Exit codes: 0 kept, 1 error (STORE_ERROR:\n\
         the store), 2 usage error (a bad or taken name, a bad group, --group on an asker)."
     )]
     Add {

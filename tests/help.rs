@@ -187,3 +187,170 @@ fn help_opens_with_what_the_tool_is_and_its_faces() {
     assert!(!help.contains("Amp"), "{help}");
     assert!(!help.to_lowercase().contains("toolbox tool"), "{help}");
 }
+
+/// The environment variables a help may name: everything else in capitals
+/// with an underscore is an error code.
+const ENVIRONMENT: [&str; 3] = ["ASK_USER_", "XDG_", "TOOLBOX_ACTION"];
+
+/// Every command's path, walked through each help's "Commands:" list.
+fn command_paths(path: Vec<String>, into: &mut Vec<Vec<String>>) {
+    let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+    args.push("--help");
+    let help = run_with(&args, &[], b"");
+    assert_eq!(help.code, 0, "{args:?}: {}", help.stderr);
+    let subcommands: Vec<String> = help
+        .stdout
+        .split("Commands:\n")
+        .nth(1)
+        .map(|list| {
+            list.lines()
+                .take_while(|line| !line.is_empty())
+                .filter_map(|line| line.split_whitespace().next())
+                .filter(|name| *name != "help")
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    into.push(path.clone());
+    for name in subcommands {
+        let mut deeper = path.clone();
+        deeper.push(name);
+        command_paths(deeper, into);
+    }
+}
+
+/// The words in capitals with an underscore (`NO_INBOX`, `ASK_USER_UI`).
+fn capital_words(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
+        .filter(|word| {
+            word.contains('_')
+                && word.starts_with(|c: char| c.is_ascii_uppercase())
+                && !word.ends_with('_')
+        })
+        .map(String::from)
+        .collect()
+}
+
+/// What the help lists for exit code 1: the text of each `error (…)`.
+fn exit_one_lists(help: &str) -> Vec<String> {
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    flat.match_indices("error (")
+        .map(|(at, opening)| {
+            let rest = &flat[at + opening.len()..];
+            rest[..rest.find(')').unwrap_or(rest.len())].to_string()
+        })
+        .collect()
+}
+
+/// The table of error codes in docs/documents.md: each code and its row.
+fn documented_codes() -> Vec<(String, String)> {
+    let documents = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/documents.md"),
+    )
+    .unwrap();
+    documents
+        .lines()
+        .filter_map(|line| {
+            let code = line.strip_prefix("| `")?.split('`').next()?;
+            let known = !code.is_empty()
+                && code
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+            known.then(|| (code.to_string(), line.to_string()))
+        })
+        .collect()
+}
+
+/// Every error code a `--help` names (walked through every subcommand) is
+/// one docs/documents.md lists; and a code a command names for its exit 1
+/// is one whose row there names that command (or the command it belongs
+/// to), so a help cannot promise one code while the command returns another.
+#[test]
+fn every_error_code_a_help_names_is_documented_for_its_command() {
+    let documented = documented_codes();
+    assert!(documented.len() >= 20, "{documented:?}");
+    let row = |code: &str| {
+        documented
+            .iter()
+            .find(|(known, _)| known == code)
+            .map(|(_, row)| row.as_str())
+    };
+    let mut paths = Vec::new();
+    command_paths(Vec::new(), &mut paths);
+    assert!(
+        paths.iter().any(|path| path == &["inbox", "token", "add"]),
+        "{paths:?}"
+    );
+    let mut named = 0;
+    for path in &paths {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        let help = run_with(&args, &[], b"").stdout;
+        let shown = if path.is_empty() {
+            "ask_user".to_string()
+        } else {
+            path.join(" ")
+        };
+        for word in capital_words(&help) {
+            if ENVIRONMENT.iter().any(|env| word.starts_with(env)) {
+                continue;
+            }
+            named += 1;
+            assert!(
+                row(&word).is_some(),
+                "{shown} --help names {word}, which docs/documents.md does not list"
+            );
+        }
+        for list in exit_one_lists(&help) {
+            for code in capital_words(&list) {
+                let row = row(&code).unwrap_or_default();
+                let names_it = (1..=path.len()).rev().any(|words| {
+                    let command = path[..words].join(" ");
+                    ["`", " ", "/"]
+                        .iter()
+                        .any(|after| row.contains(&format!("`{command}{after}")))
+                });
+                assert!(
+                    names_it,
+                    "{shown} --help says it exits 1 with {code}, but the row of {code} in \
+                     docs/documents.md names no `{shown}`: {row}"
+                );
+            }
+        }
+    }
+    assert!(named >= 10, "{named} codes named in all");
+}
+
+/// `setup --help` says where `--hooks` writes for every host that has
+/// hooks (the hosts the usage error lists).
+#[test]
+fn setup_help_names_the_hooks_file_of_every_host_with_hooks() {
+    let refused = run_with(&["setup", "cursor", "--hooks"], &[], b"");
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    let hosts: Vec<&str> = refused
+        .stderr
+        .trim_end()
+        .rsplit_once("hosts with one: ")
+        .expect("the hosts with hooks")
+        .1
+        .split(", ")
+        .collect();
+    assert_eq!(hosts, ["claude-code", "codex", "gemini"]);
+    let help = run_with(&["setup", "--help"], &[], b"").stdout;
+    let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    let hooks = flat
+        .split("--hooks ")
+        .nth(1)
+        .and_then(|rest| rest.split(" --list").next())
+        .unwrap_or_default();
+    for (host, file) in hosts.iter().zip([
+        "~/.claude/settings.json",
+        "~/.codex/config.toml",
+        "~/.gemini/settings.json",
+    ]) {
+        assert!(
+            hooks.contains(&format!("{host}: {file}")),
+            "{host}: {hooks}"
+        );
+    }
+}
