@@ -284,7 +284,17 @@ fn test_clients_needs_root() {
     let id = Command::new("id").arg("-u").output().unwrap();
     let root = String::from_utf8_lossy(&id.stdout).trim() == "0";
     let output = if root {
-        let script = test_clients().get_program().to_owned();
+        // A copy where nobody may go: the checkout may be in a home of
+        // mode 700. It runs from a scripts/ folder, as it cds to its parent.
+        use std::os::unix::fs::PermissionsExt;
+        let folder = tempfile::tempdir_in(common::temp_others_may_enter()).unwrap();
+        let scripts = folder.path().join("scripts");
+        std::fs::create_dir(&scripts).unwrap();
+        let script = scripts.join("test-clients");
+        std::fs::copy(test_clients().get_program(), &script).unwrap();
+        for path in [folder.path(), &scripts, &script] {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
         Command::new("setpriv")
             .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
             .arg(script)

@@ -75,6 +75,26 @@ pub fn foreign_bin() -> bool {
     bin() != BIN
 }
 
+/// A temporary folder every user may enter, for what a test runs as
+/// another user (nobody): the temporary folder may itself be in a home
+/// nobody else can enter (TMPDIR=~/tmp, mode 700), and then the system's
+/// own is taken, where there is one.
+#[cfg(unix)]
+pub fn temp_others_may_enter() -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let others_may_enter = |dir: &std::path::Path| {
+        dir.canonicalize().is_ok_and(|dir| {
+            dir.ancestors().all(|folder| {
+                std::fs::metadata(folder).is_ok_and(|meta| meta.permissions().mode() & 0o001 != 0)
+            })
+        })
+    };
+    [std::env::temp_dir(), "/var/tmp".into(), "/tmp".into()]
+        .into_iter()
+        .find(|dir| others_may_enter(dir))
+        .unwrap_or_else(std::env::temp_dir)
+}
+
 pub struct Run {
     pub code: i32,
     pub stdout: String,

@@ -789,7 +789,9 @@ fn a_folder_without_permission_is_a_write_error() {
     // SAFETY: geteuid has no preconditions.
     let root = (unsafe { libc::geteuid() } == 0).then_some(());
     common::harness::require(root, "root (the test runs setup as nobody)");
-    let home = Home::new();
+    let home = Home {
+        dir: tempfile::tempdir_in(common::temp_others_may_enter()).unwrap(),
+    };
     fs::set_permissions(home.root(), fs::Permissions::from_mode(0o755)).unwrap();
     let (_folder, binary) = binary_nobody_can_run();
     let mut command = std::process::Command::new(&binary);
@@ -839,14 +841,14 @@ fn a_folder_without_permission_is_a_write_error() {
     assert!(!path.parent().unwrap().exists());
 }
 
-/// The binary in a fresh folder (mode 755) of the temporary folder, for a
-/// run as nobody: the build's own path may pass through a home that nobody
-/// cannot enter (a checkout in root's home, mode 700). A hard link where it
+/// The binary in a fresh folder (mode 755) of a temporary folder everyone
+/// may enter, for a run as nobody: the build's own path may pass through a home
+/// that nobody cannot enter (a checkout in root's home, mode 700). A hard link where it
 /// can be; else a copy by `cp`, so that no descriptor of this process is
 /// open for writing on it when another test forks (the copy would then be
 /// "busy", ETXTBSY).
 fn binary_nobody_can_run() -> (tempfile::TempDir, PathBuf) {
-    let folder = tempfile::tempdir().unwrap();
+    let folder = tempfile::tempdir_in(common::temp_others_may_enter()).unwrap();
     fs::set_permissions(folder.path(), fs::Permissions::from_mode(0o755)).unwrap();
     let binary = folder.path().join("ask_user");
     if fs::hard_link(bin(), &binary).is_err() {
