@@ -340,8 +340,9 @@ mod tests {
         use proptest::prelude::*;
 
         /// A Codex config.toml: top-level keys, other tables, other servers
-        /// (as tables or one inline table), comments. (LF only: toml_edit
-        /// writes new lines as LF, so a CRLF file comes back mixed.)
+        /// (as tables or one inline table), comments; a blank line before
+        /// each table or none (as docs/hosts.md writes them). (LF only:
+        /// toml_edit writes new lines as LF, so a CRLF file comes back mixed.)
         fn file() -> impl Strategy<Value = (String, bool)> {
             let comment = prop::option::of(Just("# a note".to_string()));
             let pair = (
@@ -359,8 +360,14 @@ mod tests {
                 prop::collection::vec(("[a-z]{1,6}", prop::collection::vec(pair, 0..3)), 0..3),
                 prop::option::of((prop::collection::vec("[a-z]{1,6}", 0..3), any::<bool>())),
                 Just("\n"),
+                any::<bool>(),
             )
-                .prop_map(|(keys, tables, servers, newline)| {
+                .prop_map(|(keys, tables, servers, newline, blank)| {
+                    let blank = if blank {
+                        vec![String::new()]
+                    } else {
+                        Vec::new()
+                    };
                     // An emptied `{ }` may come back as `{}`; with another server
                     // left, or no servers table before, the file comes back whole.
                     let exact = servers.as_ref().is_none_or(|(names, _)| !names.is_empty());
@@ -387,7 +394,7 @@ mod tests {
                             lines.push(format!("mcp_servers = {{ {} }}", items.join(", ")));
                         } else {
                             for name in names {
-                                lines.push(String::new());
+                                lines.extend(blank.clone());
                                 lines.push(format!("[mcp_servers.s_{name}]"));
                                 lines.push("command = \"x\" # theirs".to_string());
                             }
@@ -399,7 +406,7 @@ mod tests {
                             continue;
                         }
                         seen.push(name.clone());
-                        lines.push(String::new());
+                        lines.extend(blank.clone());
                         lines.push(format!("[t_{name}]"));
                         pairs(&mut lines, list);
                     }
@@ -421,6 +428,17 @@ mod tests {
                     let at = rest.find(line);
                     prop_assert!(at.is_some(), "{:?} lost in {:?}", line, set_once);
                     rest = &rest[at.unwrap_or(0) + line.len()..];
+                }
+                if exact {
+                    // Only an insertion: the person's bytes in one piece around it.
+                    let prefix = text.bytes().zip(set_once.bytes()).take_while(|(a, b)| a == b).count();
+                    let suffix = text[prefix..]
+                        .bytes()
+                        .rev()
+                        .zip(set_once.bytes().rev())
+                        .take_while(|(a, b)| a == b)
+                        .count();
+                    prop_assert_eq!(prefix + suffix, text.len(), "{:?} became {:?}", text, set_once);
                 }
                 prop_assert_eq!(set(&set_once, "mcp_servers", "ask_user", &fields()).unwrap(), set_once.clone());
                 let removed = remove(&set_once, "mcp_servers", "ask_user").unwrap();
