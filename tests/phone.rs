@@ -531,7 +531,11 @@ fn phone_round(
         rest.contains("cached: ") && rest.ends_with("unpaired\n"),
         "{rest}"
     );
-    for measured in ["all at least 44 px", "1 question on screen"] {
+    for measured in [
+        "all at least 44 px",
+        "1 question on screen",
+        "question first: ",
+    ] {
         assert!(lines.iter().any(|l| l.contains(measured)), "{lines:?}");
     }
     assert!(

@@ -4,7 +4,9 @@
 // question per screen, axe-core in light and dark), answers a two-question
 // form (a multi-select with Other and a note, then a single select), reads
 // the service worker's cache, then waits for the test to revoke its token
-// and checks that the page says it must be paired again.
+// and checks that the page says it must be paired again. The question comes
+// first: its text ends in the screen's top half, and the switches, History
+// and the filter wait behind Menu (measured and checked with axe open too).
 //
 //   node phone.mjs PAIR_URL REVOKED_FILE [PNG]
 //
@@ -34,7 +36,7 @@ async function measure(page) {
       const r = e.getBoundingClientRect();
       return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== "hidden";
     };
-    const targets = [...document.querySelectorAll("button, textarea, input, a[href]")].filter(visible);
+    const targets = [...document.querySelectorAll("button, textarea, input, select, a[href]")].filter(visible);
     for (const t of targets) {
       // A radio or checkbox is reached by its label too: the larger counts.
       let r = t.getBoundingClientRect();
@@ -47,7 +49,10 @@ async function measure(page) {
       if (r.height < 44 || r.width < 44) small.push(`${t.id || t.tagName} ${Math.round(r.width)}x${Math.round(r.height)}`);
     }
     const shown = [...document.querySelectorAll("fieldset.question")].filter(visible).length;
-    return { scrollWidth: doc.scrollWidth, clientWidth: doc.clientWidth, targets: targets.length, small, shown };
+    const legend = document.querySelector("fieldset.question.current legend");
+    const questionAt = legend ? Math.round(legend.getBoundingClientRect().bottom + window.scrollY) : null;
+    const controls = ["sound", "show-history", "filter"].filter((id) => visible(document.getElementById(id)));
+    return { scrollWidth: doc.scrollWidth, clientWidth: doc.clientWidth, targets: targets.length, small, shown, questionAt, controls };
   });
 }
 
@@ -114,8 +119,25 @@ async function main() {
     if (m.small.length) fail(`targets under 44 px: ${m.small.join(", ")}`);
     if (m.shown !== 1) fail(`${m.shown} questions on one screen, not 1`);
     process.stdout.write(`measured: ${m.targets} targets, all at least 44 px; width ${m.scrollWidth} of ${m.clientWidth}; 1 question on screen\n`);
+    // The question first: its text ends in the top half of the 740 px
+    // screen, and the switches and History are not above it.
+    const half = 740 / 2;
+    if (m.questionAt === null || m.questionAt > half) fail(`the question ends ${m.questionAt} px down, below the top half (${half} px)`);
+    if (m.controls.length) fail(`shown before the question: ${m.controls.join(", ")}`);
     await axeCheck(page);
     process.stdout.write("axe: no serious or critical violations in light and dark\n");
+    // Menu shows them, measured and checked as well, and hides them again.
+    const menu = page.getByRole("button", { name: "Menu" });
+    await menu.tap();
+    if ((await menu.getAttribute("aria-expanded")) !== "true") fail("Menu does not say it is expanded");
+    const open = await measure(page);
+    if (open.controls.join(" ") !== "sound show-history filter") fail(`Menu shows ${open.controls.join(", ") || "nothing"}, not the sound switch, History and the filter`);
+    if (open.small.length) fail(`targets under 44 px with Menu open: ${open.small.join(", ")}`);
+    if (open.scrollWidth > open.clientWidth) fail(`horizontal scroll with Menu open: ${open.scrollWidth}`);
+    await axeCheck(page);
+    await menu.tap();
+    if ((await measure(page)).controls.length) fail("Menu does not hide the switches again");
+    process.stdout.write(`question first: it ends ${m.questionAt} px down; Menu shows the switches, History and the filter (${open.targets} targets, all at least 44 px; axe clean)\n`);
 
     // Question 1: two options, Other, and a note.
     const card = page.locator("article.card").first();
