@@ -362,19 +362,17 @@ fn the_phone_s_shell_needs_no_token_and_keeps_the_protective_headers() {
 /// tests/web/phone.mjs: the phone pairs, is measured and checked with axe,
 /// answers a two-question form (a multi-select with Other and a note), reads
 /// its service worker's cache; the asker prints that answer; `token remove`
-/// then makes the page say it must be paired again. `ASK_USER_PHONE_PNG`
-/// keeps its screenshot (docs/phone.png is made so).
+/// then makes the page say it must be paired again. (docs/phone.png is
+/// made by the same script in the demo folder: tests/web/phone-screenshot.sh.)
 fn an_emulated_phone_pairs_answers_a_form_and_is_told_when_unpaired() {
     let chromium = common::clients::chromium(&["playwright-core", "axe-core"]);
     let dir = state();
     let (inbox, port) = reachable(dir.path());
-    let png = std::env::var("ASK_USER_PHONE_PNG").unwrap_or_default();
     let phone = |link: &str, revoked: &Path| {
         let mut node = std::process::Command::new("node");
         node.arg("phone.mjs")
             .arg(link.replace(PUBLIC, &format!("http://127.0.0.1:{port}")))
-            .arg(revoked)
-            .args((!png.is_empty()).then_some(&png));
+            .arg(revoked);
         node
     };
     phone_round(dir.path(), &chromium, &[], phone);

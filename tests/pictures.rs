@@ -100,19 +100,157 @@ fn the_recording_ends_on_the_answer_and_holds_it() {
     }
 }
 
-/// The text pictures name no folder of the machine that made them (the
-/// PNGs are checked by the scripts that take them: the inbox's askers must
-/// all be in /tmp/demo/project).
-fn no_picture_names_the_makers_folder() {
-    for name in ["terminal.cast", "terminal.svg"] {
-        let text = std::fs::read_to_string(docs(name)).unwrap();
-        for folder in ["/work/", "/home/", "/root", "/tmp/tmp.", "/Users/"] {
-            assert!(!text.contains(folder), "{name} names {folder}");
+/// The folder every picture is made in (scripts/pictures/demo.sh).
+const DEMO: &str = "/tmp/demo/project";
+
+/// The keyword of the page text tests/web/picture.mjs keeps in each PNG.
+const PAGE_TEXT: &str = "ask_user page text";
+
+/// The page text a PNG picture carries (an uncompressed iTXt chunk under
+/// [`PAGE_TEXT`]: the page's DOM text read just before the screenshot).
+fn page_text(png: &[u8]) -> Option<String> {
+    let mut at = 8;
+    while at + 12 <= png.len() {
+        let length = u32::from_be_bytes(png[at..at + 4].try_into().unwrap()) as usize;
+        let kind = &png[at + 4..at + 8];
+        let data = png.get(at + 8..at + 8 + length)?;
+        if kind == b"iTXt" {
+            // keyword NUL, compressed, method, language NUL, translated keyword NUL, text
+            let mut fields = data.splitn(2, |b| *b == 0);
+            let keyword = fields.next()?;
+            let rest = fields.next()?;
+            if keyword == PAGE_TEXT.as_bytes() && rest.first() == Some(&0) {
+                let mut after = rest.get(2..)?.splitn(3, |b| *b == 0);
+                let text = after.nth(2)?;
+                return String::from_utf8(text.to_vec()).ok();
+            }
+        }
+        at += 12 + length;
+    }
+    None
+}
+
+/// Every absolute path in `text` that is neither the demo folder nor under
+/// it: a `/` that starts a word (after a space, a quote, `=`, a bracket),
+/// followed by a name, up to the next space or quote. A URL's path (after
+/// `host:port` or `://`) and a closing tag (`</text>`) start no word.
+fn paths_outside_the_demo(text: &str) -> Vec<String> {
+    let starts = |c: char| !(c.is_alphanumeric() || "/._-~:<".contains(c));
+    let ends = |c: char| c.is_whitespace() || "\"'<>()[]{},;`".contains(c);
+    let mut found = Vec::new();
+    let mut previous = ' ';
+    for (at, c) in text.char_indices() {
+        let before = previous;
+        previous = c;
+        if c != '/' || !starts(before) {
+            continue;
+        }
+        let path = &text[at..];
+        let path = &path[..path.find(ends).unwrap_or(path.len())];
+        let path = path.trim_end_matches(['.', ':', '!', '?']);
+        let named = path[1..].starts_with(|c: char| c.is_alphanumeric() || "._-~".contains(c));
+        let in_demo = path == DEMO || path.starts_with(&format!("{DEMO}/"));
+        if named && !in_demo {
+            found.push(path.to_string());
+        }
+    }
+    found
+}
+
+/// What the cast prints (its "o" events) and its title: the header's
+/// `env` (the recording shell's own path) is never shown.
+fn printed(cast: &str) -> String {
+    let mut lines = cast.lines();
+    let header: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    let mut printed = header["title"].as_str().unwrap_or_default().to_string();
+    printed.push('\n');
+    for line in lines {
+        let event: Value = serde_json::from_str(line).unwrap();
+        if event[1] == "o" {
+            printed.push_str(event[2].as_str().unwrap());
+        }
+    }
+    printed
+}
+
+/// The scan finds a folder of a development machine wherever the page or
+/// the recording shows one, and passes the demo folder and the page's URLs.
+fn the_path_scan_finds_a_machine_s_folder_and_passes_the_demo_s() {
+    let shown = "phone-64a285527\n/work/wt-k\npid 9835\ncwd=/home/ada/src/app, \
+        '/root/.config' (/Users/ada) at /tmp/tmp.x1/state: /tmp/demo/projects \
+        $ ask_user ask /tmp/demo/project/service.json > /tmp/demo/project/answer.json. \
+        http://127.0.0.1:8080/app https://inbox.example.test/pair#9f y/n Space/1-3 </text> 1/2";
+    assert_eq!(
+        paths_outside_the_demo(shown),
+        [
+            "/work/wt-k",
+            "/home/ada/src/app",
+            "/root/.config",
+            "/Users/ada",
+            "/tmp/tmp.x1/state",
+            "/tmp/demo/projects"
+        ]
+    );
+}
+
+/// No picture's text holds a path outside the demo folder, nor names the
+/// folders of the machine that made it: the recording (what the cast
+/// prints, and the SVG) and each PNG's page, whose DOM text taken before
+/// the screenshot the PNG carries (tests/web/picture.mjs; a PNG without it
+/// fails, so a picture made some other way cannot pass unread).
+fn no_picture_text_holds_a_path_outside_the_demo_folder() {
+    let mut texts = vec![
+        (
+            "terminal.cast".to_string(),
+            printed(&std::fs::read_to_string(docs("terminal.cast")).unwrap()),
+        ),
+        (
+            "terminal.svg".to_string(),
+            std::fs::read_to_string(docs("terminal.svg")).unwrap(),
+        ),
+    ];
+    let mut pngs: Vec<String> = std::fs::read_dir(docs(""))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".png"))
+        .collect();
+    pngs.sort();
+    assert!(pngs.len() >= 5, "{pngs:?}");
+    for name in pngs {
+        let text = page_text(&std::fs::read(docs(&name)).unwrap()).unwrap_or_else(|| {
+            panic!("docs/{name} carries no page text: make it with scripts/screenshots")
+        });
+        assert!(text.lines().count() > 10, "docs/{name}: {text}");
+        texts.push((name, text));
+    }
+    let home = std::env::var("HOME").unwrap_or_default();
+    let repository = env!("CARGO_MANIFEST_DIR");
+    let temporary = std::env::temp_dir();
+    let machine = [
+        "/work/",
+        "/home/",
+        "/root",
+        "/tmp/tmp.",
+        "/Users/",
+        home.as_str(),
+        repository,
+        temporary.to_str().unwrap_or("/tmp"),
+    ];
+    for (name, text) in &texts {
+        let outside = paths_outside_the_demo(text);
+        assert!(
+            outside.is_empty(),
+            "docs/{name} shows paths outside {DEMO}: {outside:?}"
+        );
+        for folder in machine.iter().filter(|folder| folder.len() > 1) {
+            let shown = text.replace(DEMO, "");
+            assert!(!shown.contains(folder), "docs/{name} names {folder}");
         }
     }
 }
 
 common::harness::main!(
     the_recording_ends_on_the_answer_and_holds_it,
-    no_picture_names_the_makers_folder,
+    the_path_scan_finds_a_machine_s_folder_and_passes_the_demo_s,
+    no_picture_text_holds_a_path_outside_the_demo_folder,
 );

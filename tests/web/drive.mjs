@@ -14,6 +14,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { createRequire } from "node:module";
+import { savePicture } from "./picture.mjs";
 
 const [scenario, urlFile, png] = process.argv.slice(2);
 const require = createRequire(import.meta.url);
@@ -505,7 +506,7 @@ const scenarios = {
     await waitForCards(page, 3);
     for (const colorScheme of ["light", "dark"]) {
       await page.emulateMedia({ colorScheme });
-      await page.screenshot({ path: png.replace("{scheme}", colorScheme), fullPage: true });
+      await savePicture(page, png.replace("{scheme}", colorScheme), { fullPage: true });
     }
   },
 
@@ -513,7 +514,7 @@ const scenarios = {
   async screenshot(page) {
     for (const colorScheme of ["light", "dark"]) {
       await page.emulateMedia({ colorScheme });
-      await page.screenshot({ path: png.replace("{scheme}", colorScheme), fullPage: true });
+      await savePicture(page, png.replace("{scheme}", colorScheme), { fullPage: true });
     }
     await page.click("#cancel");
     await expectFinal(page, "cancelled", "Cancelled");

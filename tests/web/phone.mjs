@@ -8,16 +8,20 @@
 // first: its text ends in the screen's top half, and the switches, History
 // and the filter wait behind Menu (measured and checked with axe open too).
 //
-//   node phone.mjs PAIR_URL REVOKED_FILE [PNG]
+//   node phone.mjs PAIR_URL REVOKED_FILE|- [PNG]
 //
 // Prints "answered" once the answer is sent and "unpaired" at the end;
-// exits 1 with a message on stderr when the page misbehaved.
+// exits 1 with a message on stderr when the page misbehaved. With "-" for
+// REVOKED_FILE it ends after reading the cache: the README's picture
+// (tests/web/phone-screenshot.sh), taken as PNG with the page's text in it
+// (picture.mjs).
 
 import { chromium } from "playwright-core";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { createRequire } from "node:module";
+import { savePicture } from "./picture.mjs";
 
 const [pairUrl, revokedFile, png] = process.argv.slice(2);
 const require = createRequire(import.meta.url);
@@ -146,7 +150,7 @@ async function main() {
     await first.locator('input[type="checkbox"]').nth(1).check();
     await first.locator('input[type="text"]').fill("NATS");
     await first.locator("textarea").fill("from the phone");
-    if (png) await page.screenshot({ path: png });
+    if (png) await savePicture(page, png);
     await card.getByRole("button", { name: "Next" }).tap();
     const second = card.locator("fieldset.question.current");
     if ((await second.locator('input[type="radio"]').count()) === 0) fail("Next did not show question 2");
@@ -178,6 +182,10 @@ async function main() {
       if (c.body.includes("Which transports?")) fail(`a question is in the cache (${c.url})`);
     }
 
+    if (revokedFile === "-") {
+      if (problems.length) fail(`the page threw:\n${problems.join("\n")}`);
+      return;
+    }
     // The test removes the token; the next request gets 401 and the page says so.
     const until = Date.now() + 30000;
     while (!existsSync(revokedFile)) {
