@@ -7,8 +7,11 @@
 //! Delivery runs beside the inbox, never in an ask's way: the hub's changes
 //! are read from its broadcast (as [`super::notify`] does), each channel has
 //! a bounded queue ([`QUEUE`]: a dead channel cannot eat memory; what does
-//! not fit is dropped, logged and counted) and one worker that sends in
-//! order, each attempt within `--notify-timeout`, retrying a transient
+//! not fit is dropped, logged and counted) and one worker that keeps up to
+//! [`IN_FLIGHT`] deliveries going at once (a slow receiver costs each notice
+//! its own time, not the sum of those queued before it), a question's own
+//! notices one after the other in the order they came (created before
+//! closed), each attempt within `--notify-timeout`, retrying a transient
 //! failure (no connection, a timeout, HTTP 5xx, 408, 429) with exponential
 //! backoff from [`FIRST_RETRY`] up to [`LAST_RETRY`] until it goes through;
 //! a permanent failure (another 4xx, a refused configuration) is logged and
@@ -29,11 +32,12 @@ pub mod slack;
 mod smtp;
 pub mod webhook;
 
-use std::sync::Arc;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::Deserialize;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{Semaphore, broadcast, mpsc};
 
 use super::hub::{Change, Hub};
 use super::metrics::Metrics;
@@ -43,6 +47,16 @@ pub use links::HubLinks;
 
 /// Notices waiting per channel; past this a new one is dropped (and counted).
 pub const QUEUE: usize = 256;
+/// Deliveries under way at once per channel (retries included). A
+/// receiver answering in L seconds then takes up to 16 / L notices a
+/// second: 320 at 50 ms, so 100 asks a second and their closes (200
+/// notices) leave a third of the slots free for a slower moment. More would
+/// open more connections to one receiver at once (each attempt is a
+/// connection of its own) for no gain at that rate; 16 stays well under
+/// what receivers allow one client (Postfix: 50 by default; a refusal is
+/// retried anyway). One notice that keeps failing holds one of the 16, not
+/// the channel.
+pub const IN_FLIGHT: usize = 16;
 /// The first wait before a failed delivery is tried again; it doubles ...
 pub const FIRST_RETRY: Duration = Duration::from_millis(250);
 /// ... up to this.
@@ -453,42 +467,94 @@ fn queue_all(notice: &Arc<Notice>, queues: &[route::Queue], metrics: &Metrics) {
     }
 }
 
-/// One channel's worker: its notices in order, each until it goes through
-/// or fails for good.
+/// A channel's questions with a delivery under way, each with its later
+/// notices that wait for it. They are few: a question has a created notice,
+/// one for each escalation step, and a closed one, so this holds at most a
+/// handful for each of the [`IN_FLIGHT`] questions beside the [`QUEUE`].
+type Busy = Arc<Mutex<HashMap<String, VecDeque<Arc<Notice>>>>>;
+
+/// One channel's worker: up to [`IN_FLIGHT`] notices at once, each until it
+/// goes through or fails for good; a notice of a question that already has
+/// one under way waits for it (and those before it), so that a question's
+/// notices arrive in the order they came.
 async fn work(
     channel: Arc<Channel>,
     mut queue: mpsc::Receiver<Arc<Notice>>,
     hub: Arc<Hub>,
     context: Context,
 ) {
-    let kind = channel.kind().as_str();
+    let slots = Arc::new(Semaphore::new(IN_FLIGHT));
+    let busy: Busy = Arc::default();
     while let Some(notice) = queue.recv().await {
-        let mut wait = FIRST_RETRY;
-        loop {
-            let failure = match channel.deliver(&notice, &context).await {
-                Ok(()) => {
-                    hub.metrics().notify_delivered(kind);
-                    break;
-                }
-                Err(failure) => failure,
-            };
-            hub.metrics().notify_failed(kind, failure.reason());
-            let id = notice.inbox_id();
-            let why = crate::sanitize::one_line(failure.why(), 300);
-            if let DeliveryError::Permanent(_) = failure {
-                eprintln!(
-                    "ask_user inbox: --notify-to {kind} failed for question {id} ({why}); not retried"
-                );
-                hub.metrics().notify_dropped(kind, 1);
-                break;
-            }
-            eprintln!(
-                "ask_user inbox: --notify-to {kind} failed for question {id} ({why}); retrying in {} s",
-                wait.as_secs_f64()
-            );
-            tokio::time::sleep(wait).await;
-            wait = (wait * 2).min(LAST_RETRY);
+        let id = notice.inbox_id().to_string();
+        if let Some(later) = lock(&busy).get_mut(&id) {
+            later.push_back(notice);
+            continue;
         }
+        // Every slot taken: the queue fills behind this notice, as it did
+        // behind the one sender. Only this loop adds to `busy`, so the
+        // question is still free once a slot is.
+        let Ok(slot) = Arc::clone(&slots).acquire_owned().await else {
+            return;
+        };
+        lock(&busy).insert(id.clone(), VecDeque::new());
+        let (channel, hub, context, busy) = (
+            Arc::clone(&channel),
+            Arc::clone(&hub),
+            context.clone(),
+            Arc::clone(&busy),
+        );
+        tokio::spawn(async move {
+            let mut notice = notice;
+            loop {
+                deliver(&channel, &notice, &hub, &context).await;
+                let mut questions = lock(&busy);
+                match questions.get_mut(&id).and_then(VecDeque::pop_front) {
+                    Some(next) => notice = next,
+                    None => {
+                        questions.remove(&id);
+                        break;
+                    }
+                }
+            }
+            drop(slot);
+        });
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One notice, tried until it goes through or fails for good; each attempt
+/// counted.
+async fn deliver(channel: &Channel, notice: &Notice, hub: &Hub, context: &Context) {
+    let kind = channel.kind().as_str();
+    let mut wait = FIRST_RETRY;
+    loop {
+        let failure = match channel.deliver(notice, context).await {
+            Ok(()) => {
+                hub.metrics().notify_delivered(kind);
+                return;
+            }
+            Err(failure) => failure,
+        };
+        hub.metrics().notify_failed(kind, failure.reason());
+        let id = notice.inbox_id();
+        let why = crate::sanitize::one_line(failure.why(), 300);
+        if let DeliveryError::Permanent(_) = failure {
+            eprintln!(
+                "ask_user inbox: --notify-to {kind} failed for question {id} ({why}); not retried"
+            );
+            hub.metrics().notify_dropped(kind, 1);
+            return;
+        }
+        eprintln!(
+            "ask_user inbox: --notify-to {kind} failed for question {id} ({why}); retrying in {} s",
+            wait.as_secs_f64()
+        );
+        tokio::time::sleep(wait).await;
+        wait = (wait * 2).min(LAST_RETRY);
     }
 }
 
