@@ -4,26 +4,34 @@
 
 use std::sync::Arc;
 
-use super::Links;
+use super::{Links, QuestionLinks};
 use crate::inbox::hub::Hub;
-use crate::inbox::links::choice_url;
+use crate::inbox::links::{choice_url, link_url};
 
 /// The hub's links.
 pub struct HubLinks(pub Arc<Hub>);
 
 impl Links for HubLinks {
-    fn link(&self, id: &str) -> Option<String> {
-        self.0.link_for(id)
-    }
-
-    fn choice(&self, id: &str, option_id: &str) -> Option<String> {
+    fn links(&self, id: &str, option_ids: &[&str]) -> Option<QuestionLinks> {
         let hub = &self.0;
         let base = hub.link_base()?;
-        // One expiry for both: the signature covers the capability's.
+        // One expiry for the link and every button: each choice's signature
+        // covers the capability's, so a second reading of the clock (a
+        // question without a deadline expires the retention time from now)
+        // would give buttons that open another capability than the link.
         let expires = hub.link_expiry(id)?;
         let key = hub.link_key();
         let capability = key.issue(id, expires);
-        let signature = key.sign_choice(id, option_id, expires);
-        Some(choice_url(base, &capability, option_id, &signature))
+        let choices = option_ids
+            .iter()
+            .map(|option_id| {
+                let signature = key.sign_choice(id, option_id, expires);
+                choice_url(base, &capability, option_id, &signature)
+            })
+            .collect();
+        Some(QuestionLinks {
+            link: link_url(base, &capability),
+            choices,
+        })
     }
 }

@@ -373,10 +373,18 @@ impl Channel {
 /// How the hub's questions become links (the hub's one-question links; a
 /// seam for tests).
 pub trait Links: Send + Sync {
-    /// The one-question link of pending question `id`.
-    fn link(&self, id: &str) -> Option<String>;
-    /// The signed POST target that answers `id` with option `option_id`.
-    fn choice(&self, id: &str, option_id: &str) -> Option<String>;
+    /// The one-question link of pending question `id`, and for each of
+    /// `option_ids` the signed POST target that answers it with that option:
+    /// all made at once, with one expiry, so that every button of a notice
+    /// opens the capability its link carries.
+    fn links(&self, id: &str, option_ids: &[&str]) -> Option<QuestionLinks>;
+}
+
+/// A notice's links: the question's own, and one per answering button.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuestionLinks {
+    pub link: String,
+    pub choices: Vec<String>,
 }
 
 /// Delivers every notice from now on to `channels` (every question to each
@@ -579,28 +587,32 @@ pub fn read_question(listed: &str, links: &dyn Links) -> Option<Question> {
         (None, None) => Vec::new(),
     };
     let id = listed.inbox_id;
-    let choices = match items.as_slice() {
+    let buttons: Vec<&crate::prompt::OptionItem> = match items.as_slice() {
         [item] if item.kind == crate::model::Kind::SingleSelect => {
             let options = item.options.as_deref().unwrap_or_default();
             if (1..=ntfy::MAX_BUTTONS).contains(&options.len()) {
-                options
-                    .iter()
-                    .map(|option| {
-                        links.choice(&id, &option.id).map(|url| ChoiceLink {
-                            label: option.label.clone(),
-                            url,
-                        })
-                    })
-                    .collect::<Option<Vec<_>>>()
-                    .unwrap_or_default()
+                options.iter().collect()
             } else {
                 Vec::new()
             }
         }
         _ => Vec::new(),
     };
+    let option_ids: Vec<&str> = buttons.iter().map(|option| option.id.as_str()).collect();
+    let made = links.links(&id, &option_ids);
+    let choices = match &made {
+        Some(made) => buttons
+            .iter()
+            .zip(&made.choices)
+            .map(|(option, url)| ChoiceLink {
+                label: option.label.clone(),
+                url: url.clone(),
+            })
+            .collect(),
+        None => Vec::new(),
+    };
     Some(Question {
-        link: links.link(&id),
+        link: made.map(|made| made.link),
         inbox_id: id,
         title: document.title,
         items,

@@ -15,13 +15,14 @@ fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> + use<> {
 struct FakeLinks;
 
 impl Links for FakeLinks {
-    fn link(&self, id: &str) -> Option<String> {
-        Some(format!("https://inbox.example/l/cap-{id}"))
-    }
-    fn choice(&self, id: &str, option_id: &str) -> Option<String> {
-        Some(format!(
-            "https://inbox.example/l/cap-{id}/choose/{option_id}/sig"
-        ))
+    fn links(&self, id: &str, option_ids: &[&str]) -> Option<QuestionLinks> {
+        Some(QuestionLinks {
+            link: format!("https://inbox.example/l/cap-{id}"),
+            choices: option_ids
+                .iter()
+                .map(|option_id| format!("https://inbox.example/l/cap-{id}/choose/{option_id}/sig"))
+                .collect(),
+        })
     }
 }
 
