@@ -12,7 +12,9 @@ use serde_json::{Value, json};
 use common::browser::{browser_at, go_on};
 use common::clients::chromium;
 use common::harness;
-use common::inbox::{Asker, Inbox, command, run, state, until};
+use common::inbox::{
+    Asker, Inbox, assert_error, command, run, run_with_input_within, state, until,
+};
 use common::page::{self, Response};
 use common::postgres::{self, Server};
 use common::process::spawn_asking;
@@ -21,6 +23,7 @@ const DATABASE: &str = r#"{"question":"Which database?","options":["PostgreSQL",
 
 common::harness::main!(
     a_new_ask_during_a_store_outage_waits_within_its_timeout_across_the_replicas,
+    a_read_only_database_refuses_a_new_ask_at_once_and_takes_it_once_writable,
     an_asker_on_one_replica_is_answered_and_cancelled_through_another,
     an_asker_on_one_replica_is_answered_in_the_page_of_another,
     a_pages_event_stream_carries_the_changes_of_every_replica,
@@ -354,6 +357,15 @@ fn a_new_ask_during_a_store_outage_waits_within_its_timeout_across_the_replicas(
         long.try_wait().unwrap().is_none(),
         "the asker gave up at once"
     );
+    // Never in silence: each said at once why it waits, and for how long.
+    let first = long_said.try_iter().next().unwrap_or_default();
+    assert!(
+        first.starts_with(&format!(
+            "ask_user: the inbox at http://{} cannot store the question yet (503 Service Unavailable: the inbox's store failed",
+            a.host()
+        )) && first.ends_with("; retrying until it can, for up to 1 min (the asker's timeout)"),
+        "{first}"
+    );
     // The short one's own timeout ends it: timed out, never an answer.
     let (code, out) = common::process::exit_with_one_line(&mut short, Duration::from_secs(20));
     let took = started.elapsed();
@@ -393,6 +405,70 @@ fn a_new_ask_during_a_store_outage_waits_within_its_timeout_across_the_replicas(
     );
     a.stop();
     b.stop();
+}
+
+/// A store that refuses writes for good is not an outage: the asker is not
+/// kept waiting (in silence, or at all), it gets STORE_ERROR at once; the
+/// replica says why on stderr once; writable again, the next ask goes in.
+fn a_read_only_database_refuses_a_new_ask_at_once_and_takes_it_once_writable() {
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let name = url.rsplit('/').next().unwrap().to_string();
+    let read_only = |on: bool| {
+        let sql = format!("ALTER DATABASE {name} SET default_transaction_read_only = {on}");
+        server.psql("postgres", &sql).unwrap();
+    };
+    let dir = state();
+    let inbox = replica(dir.path(), &url, &[]);
+    // The database turns read-only under the running replica (as a primary
+    // that became a standby): its sessions are cut, and the new ones it
+    // opens are read-only.
+    read_only(true);
+    let cut = format!(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '{name}'"
+    );
+    server.psql("postgres", &cut).unwrap();
+    let asking = || {
+        let mut asker = command(
+            dir.path(),
+            &["ask", "--ui", "inbox", "--timeout", "60", "-"],
+        );
+        run_with_input_within(&mut asker, DATABASE.as_bytes(), Duration::from_secs(5))
+    };
+    for _ in 0..2 {
+        let (code, out) = asking();
+        assert_error(
+            (code, out.clone()),
+            "STORE_ERROR",
+            "the inbox's store refuses writes: read-only (PostgreSQL: cannot execute ",
+        );
+        assert_error(
+            (code, out),
+            "STORE_ERROR",
+            " in a read-only transaction (25006)); point the inbox at a writable (primary) database, then try again (every question stored before is kept)",
+        );
+    }
+    // Writable again: the next call opens a new session, which is.
+    read_only(false);
+    let asker = Asker::ask(dir.path(), DATABASE, &[]);
+    let id = asker.id.clone();
+    let (code, out) = run(dir.path(), &["inbox", "answer", &id, "--reply", "2"]);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(asker.finish(), (0, answered(&id, 2)));
+    let said = inbox.stop();
+    let refusing: Vec<&str> = said
+        .lines()
+        .filter(|line| line.contains("refuses writes"))
+        .collect();
+    assert_eq!(refusing.len(), 1, "{said}");
+    assert!(
+        refusing[0].starts_with(
+            "ask_user inbox: the store refuses writes: read-only (PostgreSQL: cannot execute "
+        ) && refusing[0].ends_with(
+            " in a read-only transaction (25006)); new questions and answers get STORE_ERROR until someone acts (point the inbox at a writable (primary) database); every question stored before is kept"
+        ),
+        "{said}"
+    );
 }
 
 fn postgres_stopped_for_5_s_loses_nothing_and_every_change_arrives_after() {
@@ -996,9 +1072,18 @@ fn sigterm_drains_a_replica_its_askers_move_to_the_next_and_it_exits_within_the_
         .env("ASK_USER_INBOX", &both)
         .env("ASK_USER_TOKEN", &a.token);
     let (child, mut stderr, mut line) = spawn_asking(&mut asking, DATABASE);
-    // Refused by A, it says it moves on, then where it asked.
+    // Refused by A, it says it retries and moves on, then where it asked.
     if !line.contains("asked in the inbox") {
         use std::io::BufRead as _;
+        assert!(
+            line.starts_with(&format!(
+                "ask_user: the inbox at http://{} cannot store the question yet (",
+                a.host()
+            )),
+            "{line}"
+        );
+        line.clear();
+        stderr.read_line(&mut line).unwrap();
         assert!(
             line.starts_with(&format!(
                 "ask_user: the inbox replica at http://{}",

@@ -119,7 +119,7 @@ pub async fn ask(
                 face: options.face.as_str(),
             };
             tokio::select! {
-                asked = asker.ask(&body) => asked?,
+                asked = asker.ask(&body, options.timeout) => asked?,
                 () = &mut until_deadline => return Ok(AnswerDocument::unanswered(Unanswered::TimedOut)),
                 // The wait ended before the inbox took the question: there is
                 // nothing to resume, so it is no pending; say the time ran out.
@@ -153,12 +153,27 @@ struct Asker {
 
 impl Asker {
     /// Hands the question over, retrying the same key (so never twice).
-    async fn ask(&mut self, body: &AskBody<'_>) -> Result<String, AskError> {
+    /// An inbox that cannot take it yet (its store does not answer, it is
+    /// restarting) is retried within the timeout, and said on stderr at the
+    /// first failure: an asker never waits in silence. A store that refuses
+    /// writes for good (a full disk) comes back final, not retried.
+    async fn ask(
+        &mut self,
+        body: &AskBody<'_>,
+        timeout: Option<Duration>,
+    ) -> Result<String, AskError> {
+        let mut said = false;
         loop {
             match self.client.post::<_, Asked>("/api/ask", body).await {
                 Ok(asked) => return Ok(asked.inbox_id),
                 Err(Failure::Refused(err)) => return Err(err),
-                Err(Failure::Unreachable(why)) => self.pause(&why).await,
+                Err(Failure::Unreachable(why)) => {
+                    if !said {
+                        eprintln!("{}", retrying(&self.client.endpoint().base, &why, timeout));
+                        said = true;
+                    }
+                    self.pause(&why).await;
+                }
             }
         }
     }
@@ -234,6 +249,22 @@ fn moved(from: &str, to: &str, why: &str) -> Option<String> {
     })
 }
 
+/// The stderr line of an asker whose question the inbox at `base` could
+/// not take yet (`why`), said once, when it starts to retry.
+fn retrying(base: &str, why: &str, timeout: Option<Duration>) -> String {
+    let until = match timeout {
+        Some(timeout) => format!(
+            "until it can, for up to {} (the asker's timeout)",
+            super::hub::human(timeout)
+        ),
+        None => String::from("until it can (no timeout)"),
+    };
+    format!(
+        "ask_user: the inbox at {base} cannot store the question yet ({}); retrying {until}",
+        crate::text::fold_line(why)
+    )
+}
+
 /// The pause after `backoff`: twice as long, at most [`MAX_BACKOFF`].
 fn next_backoff(backoff: Duration) -> Duration {
     (backoff * 2).min(MAX_BACKOFF)
@@ -291,6 +322,22 @@ mod tests {
             )
         );
         assert_eq!(moved("http://a:7", "http://a:7", "gone"), None);
+    }
+
+    #[test]
+    fn an_ask_that_waits_says_why_and_for_how_long() {
+        assert_eq!(
+            retrying(
+                "http://a:7",
+                "503 Service Unavailable: the inbox's store failed\n(refused)",
+                Some(Duration::from_secs(90))
+            ),
+            "ask_user: the inbox at http://a:7 cannot store the question yet (503 Service Unavailable: the inbox's store failed (refused)); retrying until it can, for up to 90 s (the asker's timeout)"
+        );
+        assert_eq!(
+            retrying("http://a:7", "connection refused", None),
+            "ask_user: the inbox at http://a:7 cannot store the question yet (connection refused); retrying until it can (no timeout)"
+        );
     }
 
     #[test]

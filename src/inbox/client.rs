@@ -476,6 +476,26 @@ mod tests {
         ));
     }
 
+    /// A store that refuses writes for good (507, a full disk) is final:
+    /// the asker exits with it, where a 503 (an outage) is waited out.
+    #[test]
+    fn a_store_that_refuses_writes_is_final() {
+        let body = r#"{"tool":"ask_user","version":1,"status":"error","error":{"code":"STORE_ERROR","message":"the inbox's store refuses writes: disk full"}}"#;
+        let full = canned("507 Insufficient Storage", "application/json", body);
+        match post_failure(other_version(full)) {
+            Failure::Refused(err) => {
+                assert_eq!(err.code(), "STORE_ERROR");
+                assert_eq!(err.message(), "the inbox's store refuses writes: disk full");
+            }
+            other => panic!("{other:?}"),
+        }
+        let outage = canned("503 Service Unavailable", "application/json", body);
+        assert!(matches!(
+            post_failure(other_version(outage)),
+            Failure::Unreachable(_)
+        ));
+    }
+
     #[test]
     fn an_answer_we_cannot_read_is_a_version_mismatch() {
         let err = post(other_version(

@@ -19,6 +19,7 @@ mod leaving;
 mod links;
 mod listing;
 pub mod provenance;
+mod refusing;
 mod routing;
 mod rules;
 mod sync;

@@ -13,7 +13,7 @@
 //! | `GET /api/questions` | `inbox list` | the pending questions, oldest first |
 //! | `GET /api/history?limit=N` | page, `inbox history` | the decided questions, newest first |
 //! | `GET /api/me` | page | `{"name"?, "groups"}`: a person token's name and groups (the inbox's own token: no name; askers: 403) |
-//! | `POST /api/ask` | askers | a new question → `{"inboxId"}`; 503 `NO_INBOX` (with `Retry-After`) while the replica stops |
+//! | `POST /api/ask` | askers | a new question → `{"inboxId"}`; 503 `NO_INBOX` (with `Retry-After`) while the replica stops, 503 `STORE_ERROR` while the store does not answer, 507 `STORE_ERROR` while it refuses writes (a full disk) |
 //! | `GET /api/questions/ID/wait` | askers | server-sent events: heartbeats, then the outcome document; the stream ends without one when the replica stops (and a new wait gets 503 `NO_INBOX`) |
 //! | `POST /api/questions/ID/answer` | page | the page's answer |
 //! | `POST /api/questions/ID/decline` | page | Decline |
@@ -792,7 +792,10 @@ const RETRY_AFTER_SECS: &str = "1";
 /// An error document with the status that fits its code. `NO_INBOX` is a
 /// replica that stops (the drain), `STORE_ERROR` a store that does not
 /// answer (an outage): 503, and when to try again; askers retry within
-/// their own timeout, on the next replica first.
+/// their own timeout, on the next replica first. `STORE_ERROR` for a store
+/// that refuses writes until somebody acts (a full disk, a read-only
+/// store) is 507 with no retry: askers exit with it at once, since waiting
+/// would not heal it.
 pub(super) fn error_reply(err: &AskError) -> Reply {
     let status = match err {
         AskError::UnknownQuestion(_) => 404,
@@ -801,6 +804,7 @@ pub(super) fn error_reply(err: &AskError) -> Reply {
         AskError::InvalidJson(_) => 400,
         AskError::InternalError(_) => 500,
         AskError::NoInbox(_) | AskError::StoreError(_) => 503,
+        AskError::StoreRefusing(_) => 507,
         AskError::TokenRefused(_) => 401,
         _ => 422,
     };
@@ -915,6 +919,8 @@ mod tests {
             (AskError::InvalidJson(detail()), 400),
             (AskError::InternalError(detail()), 500),
             (AskError::NoInbox(detail()), 503),
+            (AskError::StoreError(detail()), 503),
+            (AskError::StoreRefusing(detail()), 507),
             (AskError::MissingOptions(detail()), 422),
         ] {
             let code = err.code();

@@ -1,4 +1,5 @@
-//! Coded errors (DESIGN §5): one variant per code, each carrying the message
+//! Coded errors (DESIGN §5): one variant per code (`STORE_ERROR` has two,
+//! which the inbox answers with different HTTP statuses), each carrying the message
 //! a model reads, the field path when there is one, and a parser's own message
 //! when a parser failed.
 
@@ -90,10 +91,17 @@ pub enum AskError {
     #[error("{0}")]
     TokenRefused(Detail),
     /// The inbox's store cannot be opened or does not answer (a PostgreSQL
-    /// outage, a refused TLS handshake, a full disk). Over HTTP it is 503:
-    /// askers wait and retry within their own timeout.
+    /// outage, a refused TLS handshake). Over HTTP it is 503: askers wait
+    /// and retry within their own timeout.
     #[error("{0}")]
     StoreError(Detail),
+    /// `STORE_ERROR` too: the inbox's store refuses writes and will go on
+    /// refusing them until somebody acts (a full disk, a read-only store).
+    /// The one code with two variants, because over HTTP it is final (507),
+    /// never retried: an asker that waited would wait in silence for
+    /// nothing.
+    #[error("{0}")]
+    StoreRefusing(Detail),
     #[error("{0}")]
     UnknownQuestion(Detail),
     #[error("{0}")]
@@ -167,7 +175,7 @@ impl AskError {
             AskError::WebError(_) => "WEB_ERROR",
             AskError::NoInbox(_) => "NO_INBOX",
             AskError::TokenRefused(_) => "TOKEN_REFUSED",
-            AskError::StoreError(_) => "STORE_ERROR",
+            AskError::StoreError(_) | AskError::StoreRefusing(_) => "STORE_ERROR",
             AskError::UnknownQuestion(_) => "UNKNOWN_QUESTION",
             AskError::AlreadyAnswered(_) => "ALREADY_ANSWERED",
             AskError::VersionMismatch(_) => "VERSION_MISMATCH",
@@ -236,6 +244,7 @@ impl AskError {
             | AskError::NoInbox(d)
             | AskError::TokenRefused(d)
             | AskError::StoreError(d)
+            | AskError::StoreRefusing(d)
             | AskError::UnknownQuestion(d)
             | AskError::AlreadyAnswered(d)
             | AskError::VersionMismatch(d)

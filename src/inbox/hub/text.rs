@@ -101,7 +101,13 @@ pub(super) fn already_decided(id: &str, decision: &Decision) -> AskError {
     )))
 }
 
+/// A store's error as the error its caller gets: a refusal that will not
+/// heal by itself is final ([`super::refusing`]); anything else may pass
+/// (an outage), and askers retry it.
 pub(super) fn store_error(err: store::Error) -> AskError {
+    if let Some(refusal) = err.refusal() {
+        return super::refusing::refused(refusal, &err);
+    }
     let check = match err {
         store::Error::Postgres(_) => "check that PostgreSQL is up and reachable",
         _ => "check the state folder's disk and permissions",

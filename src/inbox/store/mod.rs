@@ -46,6 +46,10 @@ pub enum Error {
     Sqlite(#[from] rusqlite::Error),
     #[error("PostgreSQL: {0}")]
     Postgres(String),
+    /// PostgreSQL refused a write and will go on refusing it until someone
+    /// acts: its disk is full, or the database is read-only.
+    #[error("PostgreSQL: {1}")]
+    PostgresRefusing(Refusal, String),
     #[error(
         "the store was written by a newer ask_user (schema {found}, this one knows {known}); run that version, or move the store away"
     )]
@@ -61,6 +65,47 @@ pub enum Error {
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+/// Why a store refuses writes in a way that does not heal by itself (unlike
+/// an outage, which ends when the database is back): somebody has to free
+/// space or make the store writable. A new ask is then refused at once
+/// rather than retried (docs/inbox.md, "A full disk").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// SQLite's `SQLITE_FULL` (the file system said ENOSPC), PostgreSQL's
+    /// `disk_full` (53100).
+    DiskFull,
+    /// SQLite's `SQLITE_READONLY` (a read-only file or file system),
+    /// PostgreSQL's `read_only_sql_transaction` (25006: a standby, or a
+    /// database set read-only).
+    ReadOnly,
+}
+
+impl Refusal {
+    /// For messages: "the store refuses writes: disk full".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Refusal::DiskFull => "disk full",
+            Refusal::ReadOnly => "read-only",
+        }
+    }
+}
+
+impl Error {
+    /// The refusal this error is, if it is one; `None` for everything else
+    /// (an outage, a lost connection, a busy file: these may pass).
+    pub fn refusal(&self) -> Option<Refusal> {
+        match self {
+            Error::Sqlite(rusqlite::Error::SqliteFailure(failure, _)) => match failure.code {
+                rusqlite::ErrorCode::DiskFull => Some(Refusal::DiskFull),
+                rusqlite::ErrorCode::ReadOnly => Some(Refusal::ReadOnly),
+                _ => None,
+            },
+            Error::PostgresRefusing(refusal, _) => Some(*refusal),
+            _ => None,
+        }
+    }
+}
 
 /// Where the store lives.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -735,7 +735,19 @@ fn config(url: &str) -> Result<(postgres::Config, MakeRustls)> {
 /// A PostgreSQL error as a store error, with the server's own message when
 /// there is one (the client's Display says only "db error").
 fn pg(e: postgres::Error) -> Error {
+    use postgres::error::SqlState;
     use std::error::Error as _;
+    if let Some(db) = e.as_db_error() {
+        let refusal = match db.code() {
+            c if *c == SqlState::DISK_FULL => Some(super::Refusal::DiskFull),
+            c if *c == SqlState::READ_ONLY_SQL_TRANSACTION => Some(super::Refusal::ReadOnly),
+            _ => None,
+        };
+        if let Some(refusal) = refusal {
+            let said = format!("{} ({})", db.message(), db.code().code());
+            return Error::PostgresRefusing(refusal, said);
+        }
+    }
     Error::Postgres(match (e.as_db_error(), e.source()) {
         (Some(db), _) => format!("{} ({})", db.message(), db.code().code()),
         // "error connecting to server: Connection refused (os error 111)"
