@@ -74,7 +74,9 @@ struct LeaveBody {
 /// person's Ctrl-C ends it) or `Away` (SIGTERM or SIGHUP, an MCP client's
 /// cancel: often a host's own tool timeout; the inbox keeps the question) or
 /// `Pending` (an `mcp --wait` ran out; kept, and the document is pending). NO_INBOX
-/// when no inbox runs at the start; after that, outages are waited out.
+/// when no inbox runs at the start; after that, outages are waited out (said
+/// on stderr), while a store that refuses writes (a full disk) is
+/// STORE_ERROR at once.
 /// `on_asked` hears the question's id and the inbox's address once it is
 /// in the inbox.
 pub async fn ask(
