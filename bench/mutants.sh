@@ -86,7 +86,7 @@ platform/net|src/platform/net.rs|--lib --test web --test web_hostile|not test(/^
 platform/shell|src/platform/shell.rs|--lib --test inbox|test(/notif|^platform::/)
 platform/signals|src/platform/signals.rs|--lib --test inbox --test web|not test(/^(browser_|python_sdk|typescript_sdk|the_page)/)
 platform/process|src/platform/process.rs|--lib --test inbox --test setup|not test(/^(browser_|python_sdk|typescript_sdk|the_page)/)
-inbox/asker|src/inbox/asker.rs|--lib --test inbox|not test(/^(browser_|python_sdk|typescript_sdk|the_page)/)
+inbox/asker|src/inbox/asker.rs|--lib --test inbox --test inbox_disk|not test(/^(browser_|python_sdk|typescript_sdk|the_page)/)
 web|src/web.rs|--lib --test web --test web_hostile --test mcp_url|((kind(lib) | binary(web) | binary(web_hostile)) & not test(/^browser_/)) | test(/^a_decline_on_the_page/)
 mcp|src/mcp/mod.rs|--lib --test mcp --test mcp_fallbacks|not test(/^(python_sdk|typescript_sdk)/)
 mcp/result|src/mcp/result.rs|--lib --test mcp --test mcp_fallbacks|not test(/^(python_sdk|typescript_sdk)/)

@@ -3,21 +3,24 @@
 //! test is counted as ignored), filled by the questions of 60 askers at once.
 //! Every asker either has its question stored or gets `STORE_ERROR` at once,
 //! never a silent wait; the inbox says why once; the stored questions stay,
-//! and once the disk has room again a new ask goes through.
+//! and once the disk has room again a new ask goes through. Beside it, the
+//! other case: a store that does not answer (an outage, here a stand-in
+//! inbox that answers 503), which an asker waits out, saying so at once.
 
 mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use common::harness;
 use common::inbox::{Asker, Inbox, command, run};
-use common::process::ChildGuard;
+use common::process::{ChildGuard, exit_with_one_line};
 
 /// A tmpfs of its own, unmounted when dropped (after every process that
 /// holds a file in it: declare it first, so that it drops last).
@@ -251,4 +254,126 @@ fn a_full_disk_refuses_askers_at_once_keeps_the_stored_questions_and_recovers() 
     );
 }
 
-common::harness::main!(a_full_disk_refuses_askers_at_once_keeps_the_stored_questions_and_recovers,);
+/// A stand-in for an inbox whose store does not answer: every request gets
+/// 503 `STORE_ERROR` with `Retry-After`, as a replica during a PostgreSQL
+/// outage answers. Counts the asks; its thread ends with the [`Stop`].
+fn outage() -> (u16, Arc<AtomicUsize>, Stop) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let asks = Arc::new(AtomicUsize::new(0));
+    let stopped = Arc::new(AtomicBool::new(false));
+    let (counted, stopping) = (Arc::clone(&asks), Arc::clone(&stopped));
+    std::thread::spawn(move || {
+        let body = r#"{"tool":"ask_user","version":1,"status":"error","error":{"code":"STORE_ERROR","message":"the inbox's store failed (PostgreSQL: connection refused); check that PostgreSQL is up and reachable"}}"#;
+        for stream in listener.incoming() {
+            if stopping.load(Ordering::SeqCst) {
+                break;
+            }
+            let Ok(mut stream) = stream else { continue };
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+            // The head, then the body its length names (the asker's probe
+            // connects and closes: nothing to read, nothing to answer).
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+                head.push(byte[0]);
+            }
+            let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
+            if head.is_empty() {
+                continue;
+            }
+            let length = head
+                .lines()
+                .find_map(|line| line.strip_prefix("content-length: "))
+                .map_or(0, |n| n.trim().parse().unwrap_or(0));
+            let mut rest = vec![0u8; length];
+            let _ = stream.read_exact(&mut rest);
+            if head.starts_with("post /api/ask ") {
+                counted.fetch_add(1, Ordering::SeqCst);
+            }
+            let _ = stream.write_all(
+                format!(
+                    "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+                .as_bytes(),
+            );
+        }
+    });
+    (port, asks, Stop { port, stopped })
+}
+
+/// Ends [`outage`]'s thread when dropped: sets its flag and wakes its accept.
+struct Stop {
+    port: u16,
+    stopped: Arc<AtomicBool>,
+}
+
+impl Drop for Stop {
+    fn drop(&mut self) {
+        self.stopped.store(true, Ordering::SeqCst);
+        let _ = std::net::TcpStream::connect(("127.0.0.1", self.port));
+    }
+}
+
+fn an_ask_during_an_outage_says_at_once_that_it_waits_and_ends_within_its_timeout() {
+    let (port, asks, _stop) = outage();
+    let dir = tempfile::tempdir().unwrap();
+    let mut asker = command(dir.path(), &["ask", "--ui", "inbox", "--timeout", "3", "-"]);
+    asker
+        .env("ASK_USER_INBOX", format!("http://127.0.0.1:{port}"))
+        .env("ASK_USER_TOKEN", "0".repeat(32))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let started = Instant::now();
+    let mut child = ChildGuard::spawn(&mut asker).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(br#"{"question":"Go?","options":["yes","no"]}"#)
+        .unwrap();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    let (said, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            let _ = said.send((line, started.elapsed()));
+        }
+    });
+    // At once: the first refusal is said, with why and for how long.
+    let (first, at) = lines
+        .recv_timeout(Duration::from_secs(2))
+        .expect("a line at once");
+    assert_eq!(
+        first,
+        format!(
+            "ask_user: the inbox at http://127.0.0.1:{port} cannot store the question yet (503 Service Unavailable: the inbox's store failed (PostgreSQL: connection refused); check that PostgreSQL is up and reachable); retrying until it can, for up to 3 s (the asker's timeout)"
+        )
+    );
+    assert!(at < Duration::from_secs(2), "{at:?}");
+    // It retries (the same key) until its own timeout ends it: timed out, 124.
+    let (code, out) = exit_with_one_line(&mut child, Duration::from_secs(20));
+    let took = started.elapsed();
+    assert_eq!(code, 124, "{out}");
+    let document: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(document["timedOut"], true, "{document}");
+    assert!(
+        took >= Duration::from_secs(3) && took < Duration::from_secs(10),
+        "{took:?}"
+    );
+    assert!(asks.load(Ordering::SeqCst) >= 2, "retried");
+    // Said once, not at every retry.
+    let rest: Vec<String> = lines.try_iter().map(|(line, _)| line).collect();
+    assert!(
+        !rest
+            .iter()
+            .any(|line| line.contains("cannot store the question yet")),
+        "{rest:?}"
+    );
+}
+
+common::harness::main!(
+    a_full_disk_refuses_askers_at_once_keeps_the_stored_questions_and_recovers,
+    an_ask_during_an_outage_says_at_once_that_it_waits_and_ends_within_its_timeout,
+);
