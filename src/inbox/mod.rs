@@ -92,7 +92,7 @@ pub struct ServeOptions {
 /// STORE_ERROR for a store that cannot be opened (not there, refused, its
 /// certificate not trusted, a newer schema).
 fn cannot_open(location: &Location, err: &store::Error) -> AskError {
-    AskError::StoreError(Detail::new(format!(
+    AskError::store_error(Detail::new(format!(
         "the inbox cannot open its store {} ({err})",
         location.describe()
     )))
@@ -161,13 +161,13 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
     let hub = Arc::new(Hub::pooled(stores, options.asker_grace, options.retention)?);
     let digests = crate::server::guard::Digests::default();
     tokens::reload(&hub, &digests).map_err(|e| {
-        AskError::StoreError(Detail::new(format!(
+        AskError::store_error(Detail::new(format!(
             "the inbox cannot read the tokens kept in its store ({})",
             e.detail().message
         )))
     })?;
     hub.reload_rules().map_err(|e| {
-        AskError::StoreError(Detail::new(format!(
+        AskError::store_error(Detail::new(format!(
             "the inbox cannot read the rules kept in its store ({})",
             e.detail().message
         )))
@@ -202,7 +202,7 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
             }
         })
         .map_err(|e| {
-            AskError::StoreError(Detail::new(format!(
+            AskError::store_error(Detail::new(format!(
                 "the inbox cannot listen to its store ({e})"
             )))
         })?;

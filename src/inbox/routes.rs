@@ -803,8 +803,8 @@ pub(super) fn error_reply(err: &AskError) -> Reply {
         AskError::Forbidden(_) => 403,
         AskError::InvalidJson(_) => 400,
         AskError::InternalError(_) => 500,
-        AskError::NoInbox(_) | AskError::StoreError(_) => 503,
-        AskError::StoreRefusing(_) => 507,
+        AskError::StoreError { lasting: true, .. } => 507,
+        AskError::NoInbox(_) | AskError::StoreError { .. } => 503,
         AskError::TokenRefused(_) => 401,
         _ => 422,
     };
@@ -919,8 +919,8 @@ mod tests {
             (AskError::InvalidJson(detail()), 400),
             (AskError::InternalError(detail()), 500),
             (AskError::NoInbox(detail()), 503),
-            (AskError::StoreError(detail()), 503),
-            (AskError::StoreRefusing(detail()), 507),
+            (AskError::store_error(detail()), 503),
+            (AskError::store_refusing(detail()), 507),
             (AskError::MissingOptions(detail()), 422),
         ] {
             let code = err.code();

@@ -233,7 +233,7 @@ pub fn run(location: Option<store::Location>, command: Command) -> Result<Vec<St
     }
     let (mut store, location) = super::open_store(location).map_err(Refused::Failed)?;
     let failed = |e: store::Error| {
-        Refused::Failed(AskError::StoreError(Detail::new(format!(
+        Refused::Failed(AskError::store_error(Detail::new(format!(
             "the inbox's store {} failed ({e})",
             location.describe()
         ))))
@@ -306,7 +306,7 @@ pub fn away(
     let person = person.unwrap_or_else(crate::platform::user::name);
     let (mut store, location) = super::open_store(location).map_err(Refused::Failed)?;
     let failed = |e: store::Error| {
-        Refused::Failed(AskError::StoreError(Detail::new(format!(
+        Refused::Failed(AskError::store_error(Detail::new(format!(
             "the inbox's store {} failed ({e})",
             location.describe()
         ))))

@@ -254,7 +254,7 @@ pub fn run(location: Option<store::Location>, command: Command) -> Result<Vec<St
     }
     let (mut store, location) = super::open_store(location).map_err(Refused::Failed)?;
     let failed = |e: store::Error| {
-        Refused::Failed(AskError::StoreError(crate::error::Detail::new(format!(
+        Refused::Failed(AskError::store_error(crate::error::Detail::new(format!(
             "the inbox's store {} failed ({e})",
             location.describe()
         ))))

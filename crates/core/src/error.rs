@@ -90,18 +90,14 @@ pub enum AskError {
     /// inbox's, removed, or absent. Retrying cannot fix it.
     #[error("{0}")]
     TokenRefused(Detail),
-    /// The inbox's store cannot be opened or does not answer (a PostgreSQL
-    /// outage, a refused TLS handshake). Over HTTP it is 503: askers wait
-    /// and retry within their own timeout.
-    #[error("{0}")]
-    StoreError(Detail),
-    /// `STORE_ERROR` too: the inbox's store refuses writes and will go on
-    /// refusing them until somebody acts (a full disk, a read-only store).
-    /// The one code with two variants, because over HTTP it is final (507),
-    /// never retried: an asker that waited would wait in silence for
-    /// nothing.
-    #[error("{0}")]
-    StoreRefusing(Detail),
+    /// The inbox's store cannot be opened, does not answer (a PostgreSQL
+    /// outage, a refused TLS handshake: over HTTP 503, and askers wait and
+    /// retry within their own timeout), or refuses writes until somebody
+    /// acts (`lasting`: a full disk, a read-only store: over HTTP 507, final,
+    /// since an asker that waited would wait in silence for nothing). One
+    /// code either way: the document is the same, the status is the inbox's.
+    #[error("{detail}")]
+    StoreError { detail: Detail, lasting: bool },
     #[error("{0}")]
     UnknownQuestion(Detail),
     #[error("{0}")]
@@ -175,7 +171,7 @@ impl AskError {
             AskError::WebError(_) => "WEB_ERROR",
             AskError::NoInbox(_) => "NO_INBOX",
             AskError::TokenRefused(_) => "TOKEN_REFUSED",
-            AskError::StoreError(_) | AskError::StoreRefusing(_) => "STORE_ERROR",
+            AskError::StoreError { .. } => "STORE_ERROR",
             AskError::UnknownQuestion(_) => "UNKNOWN_QUESTION",
             AskError::AlreadyAnswered(_) => "ALREADY_ANSWERED",
             AskError::VersionMismatch(_) => "VERSION_MISMATCH",
@@ -209,7 +205,7 @@ impl AskError {
             "WEB_ERROR" => AskError::WebError,
             "NO_INBOX" => AskError::NoInbox,
             "TOKEN_REFUSED" => AskError::TokenRefused,
-            "STORE_ERROR" => AskError::StoreError,
+            "STORE_ERROR" => AskError::store_error,
             "UNKNOWN_QUESTION" => AskError::UnknownQuestion,
             "ALREADY_ANSWERED" => AskError::AlreadyAnswered,
             "VERSION_MISMATCH" => AskError::VersionMismatch,
@@ -219,6 +215,22 @@ impl AskError {
             _ => return None,
         };
         Some(make(detail))
+    }
+
+    /// `STORE_ERROR` for a store that cannot be opened or does not answer.
+    pub fn store_error(detail: Detail) -> Self {
+        AskError::StoreError {
+            detail,
+            lasting: false,
+        }
+    }
+
+    /// `STORE_ERROR` for a store that refuses writes until somebody acts.
+    pub fn store_refusing(detail: Detail) -> Self {
+        AskError::StoreError {
+            detail,
+            lasting: true,
+        }
     }
 
     pub fn detail(&self) -> &Detail {
@@ -243,8 +255,7 @@ impl AskError {
             | AskError::WebError(d)
             | AskError::NoInbox(d)
             | AskError::TokenRefused(d)
-            | AskError::StoreError(d)
-            | AskError::StoreRefusing(d)
+            | AskError::StoreError { detail: d, .. }
             | AskError::UnknownQuestion(d)
             | AskError::AlreadyAnswered(d)
             | AskError::VersionMismatch(d)

@@ -55,7 +55,7 @@ pub(super) fn refused(refusal: Refusal, err: &store::Error) -> AskError {
     if due {
         eprintln!("{}", log_line(refusal, err, remedy));
     }
-    AskError::StoreRefusing(Detail::new(format!(
+    AskError::store_refusing(Detail::new(format!(
         "the inbox's store refuses writes: {} ({err}); {remedy}, then try again (every question stored before is kept)",
         refusal.as_str()
     )))
@@ -117,7 +117,10 @@ mod tests {
         let err = full_sqlite();
         assert_eq!(err.refusal(), Some(Refusal::DiskFull));
         let refused = refused(Refusal::DiskFull, &err);
-        assert!(matches!(refused, AskError::StoreRefusing(_)), "{refused:?}");
+        assert!(
+            matches!(refused, AskError::StoreError { lasting: true, .. }),
+            "{refused:?}"
+        );
         assert_eq!(refused.code(), "STORE_ERROR");
         assert_eq!(
             refused.message(),

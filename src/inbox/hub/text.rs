@@ -112,7 +112,7 @@ pub(super) fn store_error(err: store::Error) -> AskError {
         store::Error::Postgres(_) => "check that PostgreSQL is up and reachable",
         _ => "check the state folder's disk and permissions",
     };
-    AskError::StoreError(Detail::new(format!(
+    AskError::store_error(Detail::new(format!(
         "the inbox's store failed ({err}); {check}"
     )))
 }
