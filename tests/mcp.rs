@@ -683,6 +683,40 @@ fn malformed_traffic_gets_json_rpc_errors_and_the_server_goes_on() {
     raw.ping(401);
 }
 
+/// A line past the 4 MiB limit is read by a scan for its id that holds a few
+/// hundred bytes whatever the line: a 32 MiB id (no id a request may carry)
+/// must not grow the server's peak memory by more than its 4 MiB line buffer
+/// could, which a first long line has already filled.
+#[cfg(target_os = "linux")]
+fn a_line_over_4_mib_is_scanned_in_constant_memory() {
+    use common::process::memory_kib;
+    const MIB: usize = 1024 * 1024;
+    let mut raw = Raw::start(&["mcp"]);
+    raw.initialize("2025-11-25", json!({}));
+    let warm = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":"{}"}}}}"#,
+        "x".repeat(6 * MIB)
+    );
+    raw.send(&warm);
+    assert_eq!(raw.next()["id"], 1);
+    let pid = raw.child.id();
+    let before = memory_kib(pid, "VmHWM:");
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":"{}","method":"ping"}}"#,
+        "7".repeat(32 * MIB)
+    );
+    raw.send(&huge);
+    let reply = raw.next_within(Duration::from_secs(60));
+    assert_eq!(reply["id"], Value::Null, "an id over 256 bytes is none");
+    assert_eq!(reply["error"]["code"], -32600);
+    let peak = memory_kib(pid, "VmHWM:");
+    assert!(
+        peak < before + 8 * 1024,
+        "peak memory grew from {before} KiB to {peak} KiB over a 32 MiB line"
+    );
+    raw.ping(2);
+}
+
 fn tool_name_renames_the_tool_on_the_wire() {
     let mut raw = Raw::start(&["mcp", "--tool-name", "ask.person-2"]);
     let init = raw.initialize("2025-11-25", json!({}));
@@ -1244,6 +1278,8 @@ common::harness::main!(
     a_request_before_initialize_is_told_to_initialize,
     client_cancellation_stops_the_wait_and_withdraws_the_form,
     tool_name_renames_the_tool_on_the_wire,
+    #[cfg(target_os = "linux")]
+    a_line_over_4_mib_is_scanned_in_constant_memory,
     fallback_web_closes_the_page_when_the_call_is_cancelled,
     #[cfg(unix)]
     fallback_web_open_hands_the_page_to_the_system_opener,

@@ -673,6 +673,30 @@ mod tests {
         assert_eq!(scanned(br#"{"params":{"a":"x"},"id":9"#), Some(json!(9)));
     }
 
+    /// The scan holds at most a few hundred bytes whatever it reads: a
+    /// megabyte-long id (a string or a number), or long values under other
+    /// keys, keep no more than [`MAX_ID_BYTES`] and a key's first bytes. The
+    /// line it reads is past the 4 MiB limit, so holding it would undo that
+    /// limit (`a_line_over_4_mib_is_scanned_in_constant_memory`, tests/mcp.rs,
+    /// measures the process).
+    #[test]
+    fn the_scan_keeps_only_a_bounded_part_of_what_it_reads() {
+        let long = "7".repeat(1024 * 1024);
+        for line in [
+            format!(r#"{{"id":"{long}","method":"x"}}"#),
+            format!(r#"{{"id":{long},"method":"x"}}"#),
+            format!(r#"{{"n":{long},"s":"{long}","{long}":1,"id":2}}"#),
+        ] {
+            let mut scan = IdScan::default();
+            scan.feed(line.as_bytes());
+            let held = scan.key.capacity() + scan.raw.capacity();
+            assert!(held <= 4 * MAX_ID_BYTES, "{held} bytes held");
+            // A long id is no id; a short one after long values is found.
+            let found = scan.id();
+            assert_eq!(found, line.ends_with(r#""id":2}"#).then(|| json!(2)));
+        }
+    }
+
     /// Any JSON value, nested a few levels, with keys that look like ids
     /// and strings full of quotes, escapes and brackets.
     fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
