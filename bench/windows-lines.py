@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints a cargo-mutants --exclude-re for the lines of FILE that only a
-Windows build compiles (each `#[cfg(windows)]` item: a module, a function,
-an impl, a const), or nothing when there are none. On Linux those mutants
+Windows build compiles (each `#[cfg(windows)]` or `#[cfg(not(unix))]` item:
+a module, a function, an impl, a const), or nothing when there are none. On Linux those mutants
 cannot be built into the binary the tests run, so every one of them would
 count as missed; bench/mutants.sh leaves them out and docs/mutants.md says
 so. (cfg!(windows) inside a function is compiled everywhere and stays.)
@@ -16,7 +16,7 @@ def windows_lines(lines):
     found = set()
     i = 0
     while i < len(lines):
-        if lines[i].strip() != "#[cfg(windows)]":
+        if lines[i].strip() not in ("#[cfg(windows)]", "#[cfg(not(unix))]"):
             i += 1
             continue
         start = j = i + 1

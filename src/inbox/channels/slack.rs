@@ -127,3 +127,27 @@ fn cut(text: &str, max: usize) -> String {
     cut.push('…');
     cut
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::question;
+    use super::*;
+
+    /// Slack refuses a header over 150 characters: a longer headline is cut
+    /// to exactly 150 with its ellipsis, and one of 150 is kept whole.
+    #[test]
+    fn a_long_headline_is_cut_to_exactly_the_header_limit() {
+        for (length, cut) in [
+            (MAX_HEADER_CHARS, false),
+            (MAX_HEADER_CHARS + 1, true),
+            (200, true),
+        ] {
+            let text = "é".repeat(length);
+            let q = question(&format!(r#"{{"question":"{text}","options":["a","b"]}}"#));
+            let json = message(&q);
+            let header = json["blocks"][0]["text"]["text"].as_str().unwrap();
+            assert_eq!(header.chars().count(), MAX_HEADER_CHARS, "{length}");
+            assert_eq!(header.ends_with('…'), cut, "{length}");
+        }
+    }
+}

@@ -37,7 +37,7 @@ fn prompt_of(input: &str) -> String {
     crate::document_line(&crate::prompt::PromptDocument::new(&prompt))
 }
 
-fn question(input: &str) -> Question {
+pub(super) fn question(input: &str) -> Question {
     read_question(&listed(&prompt_of(input)), &FakeLinks).unwrap()
 }
 
