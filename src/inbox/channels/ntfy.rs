@@ -186,3 +186,51 @@ fn truncate(text: &str, max: usize) -> String {
     }
     format!("{}…", &text[..end])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::question;
+    use super::*;
+
+    /// A topic is 1 to 64 of A-Z a-z 0-9 `_` `-`, nothing else.
+    #[test]
+    fn a_topic_is_1_to_64_letters_digits_dashes_and_underscores() {
+        let none = |_: &str| None;
+        let long = "x".repeat(64);
+        for topic in ["a", "A-b_9", long.as_str()] {
+            let url = format!("https://ntfy.example/{topic}");
+            assert_eq!(Ntfy::parse(&url, &none).unwrap().topic, topic);
+        }
+        let longer = "x".repeat(65);
+        for topic in ["", "a.b", "a+b", "é", longer.as_str()] {
+            let url = format!("https://ntfy.example/{topic}");
+            let err = Ntfy::parse(&url, &none).unwrap_err();
+            assert!(err.contains("names no topic"), "{topic}: {err}");
+        }
+    }
+
+    /// Over ntfy's 4000 bytes the body is cut at a character boundary, with
+    /// an ellipsis, to as much as fits; 4000 bytes are kept whole.
+    #[test]
+    fn a_long_body_is_cut_to_4000_bytes_at_a_character() {
+        let whole = "x".repeat(MAX_MESSAGE_BYTES);
+        assert_eq!(truncate(&whole, MAX_MESSAGE_BYTES), whole);
+        // 2-byte characters: 3997 bytes (4000 less the ellipsis) ends inside one.
+        let text = "é".repeat(MAX_MESSAGE_BYTES);
+        let cut = truncate(&text, MAX_MESSAGE_BYTES);
+        assert_eq!(cut.len(), 3996 + '…'.len_utf8());
+        assert!(cut.ends_with("é…"));
+    }
+
+    /// Several questions: each with its options, a blank line between them.
+    #[test]
+    fn the_body_lists_each_question_and_its_options() {
+        let q = question(
+            r#"{"questions":[{"question":"Deploy?","options":["a","b"]},{"question":"Why?"}]}"#,
+        );
+        assert_eq!(
+            body_text(&q),
+            "Deploy?\n1) a\n2) b\n\nWhy?\n(asked by claude)"
+        );
+    }
+}

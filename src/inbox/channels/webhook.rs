@@ -223,3 +223,33 @@ fn urn_part(text: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A key of exactly 16 bytes is enough; one byte fewer is refused.
+    #[test]
+    fn the_secret_needs_16_bytes_or_more() {
+        for (secret, ok) in [("k".repeat(15), false), ("k".repeat(16), true)] {
+            let env = move |name: &str| (name == SECRET_VAR).then(|| secret.clone());
+            let parsed = Webhook::parse("https://hooks.example/x", &env);
+            assert_eq!(parsed.is_ok(), ok);
+        }
+    }
+
+    /// Each way a question closes has its CDEvents status.
+    #[test]
+    fn each_outcome_has_its_status() {
+        for (outcome, status_of) in [
+            ("answered", "approved"),
+            ("declined", "rejected"),
+            ("timed_out", "expired"),
+            ("asker_gone", "expired"),
+            ("cancelled", "cancelled"),
+            ("dismissed", "cancelled"),
+        ] {
+            assert_eq!(status(outcome), status_of, "{outcome}");
+        }
+    }
+}
