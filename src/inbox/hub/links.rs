@@ -138,6 +138,41 @@ mod tests {
         }
     }
 
+    /// Only one single-select question has buttons to choose from: one
+    /// multi-select question, or two single selects, has none.
+    #[test]
+    fn only_one_single_select_question_has_a_single_choice() {
+        let (_dir, hub) = hub();
+        for (key, input, choice) in [
+            ("one", SELECT, Some(vec!["1".to_string(), "2".to_string()])),
+            (
+                "multi",
+                r#"{"question":"Which?","type":"multi-select","options":["a","b"]}"#,
+                None,
+            ),
+            (
+                "two",
+                r#"{"questions":[{"question":"A?","options":["a","b"]},{"question":"B?","options":["c","d"]}]}"#,
+                None,
+            ),
+        ] {
+            let request = AskRequest {
+                key: key.into(),
+                input: RawValue::from_string(input.into()).unwrap(),
+                source: Source::default(),
+                expires_at: None,
+                face: None,
+            };
+            let id = hub.ask(&request).unwrap().inbox_id;
+            match hub.link_target(&id).unwrap() {
+                LinkTarget::Open { single_choice, .. } => {
+                    assert_eq!(single_choice, choice, "{key}")
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
     #[test]
     fn the_key_survives_a_restart_on_the_same_store() {
         let dir = tempfile::tempdir().unwrap();
