@@ -106,6 +106,10 @@ macro_rules! suite {
                 "postgres::each_statement_is_planned_once_per_connection",
                 each_statement_is_planned_once_per_connection,
             ));
+            tests.push((
+                "postgres::notices_committed_together_are_handed_on_together",
+                notices_committed_together_are_handed_on_together,
+            ));
             harness::run(file!(), tests)
         }
     };
@@ -113,6 +117,7 @@ macro_rules! suite {
 
 suite!(
     a_question_round_trips_and_lists_oldest_first,
+    many_questions_are_read_in_one_call_each_once,
     a_retried_ask_finds_its_question,
     retries_racing_on_two_replicas_store_one_question,
     the_first_decision_wins_and_is_never_rewritten,
@@ -265,6 +270,36 @@ fn a_question_round_trips_and_lists_oldest_first(place: &Place) {
     };
     let (id, _) = store.ask(&bare).unwrap();
     assert_eq!(store.get(&id).unwrap().unwrap().question, bare);
+}
+
+/// A replica reads back the questions of the notices that arrived together
+/// in one call: each stored one once (an id named twice, a question
+/// decided since), ids not stored left out.
+fn many_questions_are_read_in_one_call_each_once(place: &Place) {
+    let mut store = place.open();
+    let ids: Vec<String> = (0..4)
+        .map(|n| store.ask(&question(&format!("k{n}"), 1_000 + n)).unwrap().0)
+        .collect();
+    let done = decision(Outcome::Answered, Face::Cli, "{}");
+    assert_eq!(store.decide(&ids[1], &done).unwrap(), Decided::Now);
+    let asked = [&ids[3], &ids[0], "zzzzzzzz", &ids[1], &ids[3]].map(String::from);
+    let mut found = store.get_many(&asked).unwrap();
+    found.sort_by(|a, b| a.id.cmp(&b.id));
+    let mut expected: Vec<Stored> = [&ids[0], &ids[1], &ids[3]]
+        .iter()
+        .map(|id| store.get(id).unwrap().unwrap())
+        .collect();
+    expected.sort_by(|a, b| a.id.cmp(&b.id));
+    assert_eq!(found, expected);
+    assert_eq!(
+        found
+            .iter()
+            .filter(|q| q.decision == Some(done.clone()))
+            .count(),
+        1
+    );
+    assert_eq!(store.get_many(&[]).unwrap(), []);
+    assert_eq!(store.get_many(&["zzzzzzzz".into()]).unwrap(), []);
 }
 
 fn a_retried_ask_finds_its_question(place: &Place) {
@@ -752,6 +787,55 @@ fn each_statement_is_planned_once_per_connection() {
     );
     assert_eq!(counted("UPDATE questions SET outcome"), "12 calls, 1 plans");
     assert_eq!(counted("INSERT INTO events"), "12 calls, 1 plans");
+}
+
+/// PostgreSQL only: the notices that reach a replica's listening connection
+/// together (here: one transaction's) are handed on in one batch, in the
+/// order sent, so that the replica reads their questions back in one
+/// statement; a batch holds at most `BATCH` notices.
+fn notices_committed_together_are_handed_on_together() {
+    use ask_user::inbox::store::postgres::{BATCH, Notice, listen};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let database = url.rsplit('/').next().unwrap().to_string();
+    store::open(&Location::Postgres(url.clone())).unwrap();
+    let (heard, hearing) = mpsc::channel();
+    listen(&url, move |notice| {
+        let _ = heard.send(notice);
+    })
+    .unwrap();
+    let next = || hearing.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert_eq!(next(), Notice::CatchUp);
+    let send = |names: &[String]| {
+        let notifies: Vec<String> = names
+            .iter()
+            .map(|name| format!("SELECT pg_notify('ask_user', '{name}');"))
+            .collect();
+        server
+            .psql(&database, &format!("BEGIN; {} COMMIT;", notifies.concat()))
+            .unwrap();
+    };
+    let three: Vec<String> = ["a", "b", "tokens"].map(String::from).to_vec();
+    send(&three);
+    assert_eq!(next(), Notice::Changed(three));
+    // More than a batch: every one, in order, none in a batch over BATCH.
+    let many: Vec<String> = (0..BATCH + 44).map(|n| format!("q{n}")).collect();
+    send(&many);
+    let mut got = Vec::new();
+    let mut batches = 0;
+    while got.len() < many.len() {
+        let Notice::Changed(batch) = next() else {
+            panic!("only changes were sent");
+        };
+        assert!(batch.len() <= BATCH, "{}", batch.len());
+        got.extend(batch);
+        batches += 1;
+    }
+    assert_eq!(got, many);
+    assert!(batches >= 2, "{batches}");
 }
 
 /// PostgreSQL only: the store keeps its connection from call to call and

@@ -500,6 +500,11 @@ impl Store for Timed {
         self.time(StoreOp::Get, |store| store.get(id))
     }
 
+    /// Timed as one get: it is one read.
+    fn get_many(&mut self, ids: &[String]) -> store::Result<Vec<Stored>> {
+        self.time(StoreOp::Get, |store| store.get_many(ids))
+    }
+
     fn pending(&mut self) -> store::Result<Vec<Stored>> {
         self.time(StoreOp::Pending, |store| store.pending())
     }

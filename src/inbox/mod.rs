@@ -89,6 +89,13 @@ pub struct ServeOptions {
     pub policy: Option<std::path::PathBuf>,
 }
 
+/// Removes every `what` from `notices`; whether there was one.
+fn take(notices: &mut Vec<String>, what: &str) -> bool {
+    let before = notices.len();
+    notices.retain(|notice| notice != what);
+    notices.len() != before
+}
+
 /// STORE_ERROR for a store that cannot be opened (not there, refused, its
 /// certificate not trusted, a newer schema).
 fn cannot_open(location: &Location, err: &store::Error) -> AskError {
@@ -179,13 +186,23 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
         let digests = digests.clone();
         store::postgres::listen(url, move |notice| {
             let done = match notice {
-                store::postgres::Notice::Changed(id) if id == store::TOKENS_CHANGED => {
-                    tokens::reload(&listener, &digests)
+                store::postgres::Notice::Changed(mut ids) => {
+                    // Each read once, however many of its notices came together.
+                    let tokens_changed = take(&mut ids, store::TOKENS_CHANGED);
+                    let rules_changed = take(&mut ids, store::RULES_CHANGED);
+                    let tokens = if tokens_changed {
+                        tokens::reload(&listener, &digests)
+                    } else {
+                        Ok(())
+                    };
+                    let rules = if rules_changed {
+                        listener.reload_rules()
+                    } else {
+                        Ok(())
+                    };
+                    let questions = listener.refresh_all(&ids);
+                    tokens.and(rules).and(questions)
                 }
-                store::postgres::Notice::Changed(id) if id == store::RULES_CHANGED => {
-                    listener.reload_rules()
-                }
-                store::postgres::Notice::Changed(id) => listener.refresh(&id),
                 store::postgres::Notice::CatchUp => {
                     listener.set_store_reachable(true);
                     tokens::reload(&listener, &digests)

@@ -9,9 +9,68 @@ impl Hub {
     /// it (PostgreSQL's NOTIFY): asked there, it is listed here; decided
     /// there, its waiters here get the outcome; its "asker gone" mark follows.
     pub fn refresh(&self, id: &str) -> Result<(), AskError> {
-        let mut store = self.pool.of(id);
-        if let Some(stored) = store.get(id).map_err(store_error)? {
-            self.reconcile(&mut **store, &mut self.state(), stored);
+        self.refresh_all(&[id.to_string()])
+    }
+
+    /// [`Hub::refresh`] for every question of the notices that arrived
+    /// together: one read per connection of the pool for all of its
+    /// questions, and one for the fired escalation steps of those new here,
+    /// where each question took one read, and each new one two. Every
+    /// replica hears every change, its own included, so at a few hundred
+    /// asks a second these reads were most of the store's statements. An id
+    /// named twice is read once (the row as it is now covers both). The
+    /// first error is returned after every connection's share was tried.
+    pub fn refresh_all(&self, ids: &[String]) -> Result<(), AskError> {
+        let mut groups: Vec<Vec<String>> = vec![Vec::new(); self.pool.len()];
+        let mut seen = HashSet::new();
+        for id in ids {
+            if seen.insert(id.as_str()) {
+                groups[self.pool.index(id)].push(id.clone());
+            }
+        }
+        let mut failed = None;
+        for group in groups.iter().filter(|group| !group.is_empty()) {
+            if let Err(e) = self.refresh_group(group) {
+                failed.get_or_insert(e);
+            }
+        }
+        failed.map_or(Ok(()), Err)
+    }
+
+    /// Questions `ids`, all of one connection of the pool, held throughout
+    /// (as [`Hub::refresh`] holds a question's): none of this replica's
+    /// writes on them is half done while memory follows the store.
+    fn refresh_group(&self, ids: &[String]) -> Result<(), AskError> {
+        let mut slot = self.pool.of(&ids[0]);
+        let store = &mut **slot;
+        let found = store.get_many(ids).map_err(store_error)?;
+        let new: Vec<String> = {
+            let state = self.state();
+            found
+                .iter()
+                .filter(|stored| stored.decision.is_none() && !state.open.contains_key(&stored.id))
+                .map(|stored| stored.id.clone())
+                .collect()
+        };
+        // Read unless none is new; on an error each new one reads its own.
+        let mut fired: HashMap<String, Vec<store::Escalation>> = if new.is_empty() {
+            HashMap::new()
+        } else {
+            match escalation::stored(store, &new) {
+                Ok(mut fired) => new
+                    .into_iter()
+                    .map(|id| {
+                        let steps = fired.remove(&id).unwrap_or_default();
+                        (id, steps)
+                    })
+                    .collect(),
+                Err(_) => HashMap::new(),
+            }
+        };
+        let mut state = self.state();
+        for stored in found {
+            let steps = fired.remove(&stored.id);
+            self.reconcile_with(store, &mut state, stored, steps);
         }
         Ok(())
     }
@@ -82,6 +141,18 @@ impl Hub {
     /// order holds: a slot, then memory); it is read under the memory lock
     /// only for a question that needs approvals (its votes, for the card).
     pub(super) fn reconcile(&self, store: &mut dyn Store, state: &mut State, stored: Stored) {
+        self.reconcile_with(store, state, stored, None);
+    }
+
+    /// [`Hub::reconcile`], given the escalation steps already fired for a
+    /// question new here (read with others'); `None`: read them here.
+    fn reconcile_with(
+        &self,
+        store: &mut dyn Store,
+        state: &mut State,
+        stored: Stored,
+        fired: Option<Vec<store::Escalation>>,
+    ) {
         let id = stored.id.clone();
         match (stored.decision, state.open.get_mut(&id)) {
             (Some(decision), Some(_)) => {
@@ -128,10 +199,13 @@ impl Hub {
                     return;
                 };
                 open.ballot = votes::stored_ballot(store, &id, &open.prompt).unwrap_or(None);
-                open.escalations = escalation::stored(store, std::slice::from_ref(&id))
-                    .ok()
-                    .and_then(|mut fired| fired.remove(&id))
-                    .unwrap_or_default();
+                open.escalations = match fired {
+                    Some(fired) => fired,
+                    None => escalation::stored(store, std::slice::from_ref(&id))
+                        .ok()
+                        .and_then(|mut fired| fired.remove(&id))
+                        .unwrap_or_default(),
+                };
                 if let Ok(listed) = self.listed(&id, &open) {
                     // This replica's own ask, whose notice came before the
                     // ask put it in memory, is still its own to announce.

@@ -438,6 +438,75 @@ fn errors_for_unknown_ids_and_bad_replies() {
     assert_eq!(hub.ask(&bad_key).unwrap_err().path(), Some("key"));
 }
 
+/// How many store reads (`op="get"`) the hub made.
+fn gets(hub: &Hub) -> u64 {
+    hub.render_metrics()
+        .lines()
+        .find_map(|line| line.strip_prefix("mcp_store_latency_ms_count{op=\"get\"} "))
+        .map_or(0, |n| n.parse().unwrap())
+}
+
+/// The notices heard together are read back together: one read per
+/// connection of the pool that holds some of them, not one per notice.
+/// Each question is listed once however often it was named, with the
+/// escalation steps already fired for it; one decided meanwhile is not
+/// listed; an id nobody stored changes nothing.
+#[test]
+fn questions_heard_together_are_read_once_per_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("inbox.sqlite3");
+    let stores = (0..3)
+        .map(|_| Box::new(SqliteStore::open(&path).unwrap()) as Box<dyn Store>)
+        .collect();
+    let hub = Hub::pooled(stores, Duration::from_secs(60), DAY).unwrap();
+    let mut other = SqliteStore::open(&path).unwrap();
+    let (_, mut changes) = hub.subscribe();
+    let ids: Vec<String> = (0..12)
+        .map(|n| ask_elsewhere(&mut other, &format!("k{n}")))
+        .collect();
+    let fired = store::Escalation {
+        question: ids[3].clone(),
+        step: 1,
+        after: 1_000,
+        notify: "ops".into(),
+        at: store::now_ms(),
+    };
+    assert_eq!(other.escalate(&fired).unwrap(), store::Escalated::Fired);
+    let decided = Decision {
+        outcome: Outcome::Cancelled,
+        face: Face::Cli,
+        document: "{}".into(),
+        at: store::now_ms(),
+        by: None,
+    };
+    assert_eq!(other.decide(&ids[5], &decided).unwrap(), Decided::Now);
+    let mut heard = ids.clone();
+    heard.extend(ids[..4].iter().cloned());
+    heard.push("zzzzzzzz".into());
+    let connections: HashSet<usize> = heard.iter().map(|id| hub.pool.index(id)).collect();
+    let before = gets(&hub);
+    hub.refresh_all(&heard).unwrap();
+    assert_eq!(gets(&hub) - before, connections.len() as u64);
+    let mut listed = Vec::new();
+    while let Ok(change) = changes.try_recv() {
+        let Change::Heard(line) = change else {
+            panic!("{change:?}");
+        };
+        let line = value(&line);
+        let steps = line["escalations"].as_array().map_or(0, Vec::len);
+        listed.push((line["inboxId"].as_str().unwrap().to_string(), steps));
+    }
+    listed.sort();
+    let mut expected: Vec<(String, usize)> = ids
+        .iter()
+        .filter(|id| **id != ids[5])
+        .map(|id| (id.clone(), usize::from(*id == ids[3])))
+        .collect();
+    expected.sort();
+    assert_eq!(listed, expected);
+    assert_eq!(hub.list().len(), 11);
+}
+
 /// A question this replica holds is waited on, left and answered from
 /// memory: no store read (`op="get"`) for it.
 #[test]

@@ -175,6 +175,18 @@ pub trait Store: Send {
     /// The question with this id.
     fn get(&mut self, id: &str) -> Result<Option<Stored>>;
 
+    /// The questions with these ids, each once, in no promised order; ids
+    /// not stored are left out. One read for many where the store can (a
+    /// replica reading back the changes that others announced together).
+    fn get_many(&mut self, ids: &[String]) -> Result<Vec<Stored>> {
+        let mut seen = std::collections::HashSet::new();
+        let mut found = Vec::with_capacity(ids.len());
+        for id in ids.iter().filter(|id| seen.insert(id.as_str())) {
+            found.extend(self.get(id)?);
+        }
+        Ok(found)
+    }
+
     /// Every pending question, oldest first (ties: the order they were stored).
     fn pending(&mut self) -> Result<Vec<Stored>>;
 

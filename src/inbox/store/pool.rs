@@ -81,9 +81,10 @@ impl Pool {
         self.slots.iter().map(lock).collect()
     }
 
-    /// FNV-1a of the id (ids are random already; this only spreads them
-    /// evenly and the same way on every call).
-    fn index(&self, id: &str) -> usize {
+    /// The number of question `id`'s connection ([`Pool::of`]): FNV-1a of
+    /// the id (ids are random already; this only spreads them evenly and
+    /// the same way on every call).
+    pub fn index(&self, id: &str) -> usize {
         let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
         for byte in id.bytes() {
             hash ^= u64::from(byte);

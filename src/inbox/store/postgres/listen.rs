@@ -13,14 +13,23 @@ use super::{CHANNEL, Error, Result, config, describe, pg};
 /// What a replica hears from the others.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Notice {
-    /// Question `id` changed (asked, decided, its asker left or came back).
-    Changed(String),
+    /// These questions changed (asked, decided, their asker left or came
+    /// back), in the order the changes committed: every notice that had
+    /// arrived by the time the first was handed on, up to [`BATCH`], so
+    /// that a replica that falls behind reads the changes back together
+    /// rather than one round trip each. Holds [`super::super::TOKENS_CHANGED`]
+    /// and [`super::super::RULES_CHANGED`] too.
+    Changed(Vec<String>),
     /// The listening connection was (re)opened: changes may have been
     /// missed, and everything is to be read again from the store.
     CatchUp,
     /// The listening connection was lost, or could not be opened.
     Lost,
 }
+
+/// The most notices handed on at once: a bound on one read-back's
+/// statement, and on how long the first of them waits for the last.
+pub const BATCH: usize = 256;
 
 /// The application name of every replica's listening connection, whatever
 /// the URL says: [`Store::replicas`] counts the replicas on a database by it.
@@ -49,10 +58,23 @@ pub fn listen(url: &str, on: impl Fn(Notice) + Send + 'static) -> Result<()> {
                         }
                         on(Notice::CatchUp);
                         let mut notifications = client.notifications();
-                        let mut heard = notifications.blocking_iter();
                         // Ends when the connection is lost.
-                        while let Ok(Some(notice)) = heard.next() {
-                            on(Notice::Changed(notice.payload().into()));
+                        loop {
+                            let first = match notifications.blocking_iter().next() {
+                                Ok(Some(first)) => first,
+                                _ => break,
+                            };
+                            let mut batch = vec![first.payload().to_string()];
+                            // Those already arrived (never waits): a
+                            // read error shows at the blocking call.
+                            let mut arrived = notifications.iter();
+                            while batch.len() < BATCH {
+                                match arrived.next() {
+                                    Ok(Some(notice)) => batch.push(notice.payload().into()),
+                                    _ => break,
+                                }
+                            }
+                            on(Notice::Changed(batch));
                         }
                         on(Notice::Lost);
                     }

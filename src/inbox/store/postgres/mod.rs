@@ -24,7 +24,7 @@ mod listen;
 mod schema;
 mod session;
 
-pub use listen::{LISTENER_NAME, Notice, listen};
+pub use listen::{BATCH, LISTENER_NAME, Notice, listen};
 pub use session::PostgresStore;
 use session::{Prepared as _, Session, Tx};
 
@@ -111,6 +111,21 @@ impl Store for PostgresStore {
                 )
                 .map_err(pg)?;
             row.as_ref().map(read_row).transpose()
+        })
+    }
+
+    /// One statement, however many ids (in the order stored, so that a
+    /// burst of questions heard from another replica is listed in order).
+    fn get_many(&mut self, ids: &[String]) -> Result<Vec<Stored>> {
+        let ids = ids.to_vec();
+        self.call(move |client: &mut Session| {
+            let rows = client
+                .query(
+                    &format!("SELECT {COLUMNS} FROM questions WHERE id = ANY($1) ORDER BY seq"),
+                    &[&ids],
+                )
+                .map_err(pg)?;
+            rows.iter().map(read_row).collect()
         })
     }
 
