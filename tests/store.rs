@@ -110,6 +110,10 @@ macro_rules! suite {
                 "postgres::notices_committed_together_are_handed_on_together",
                 notices_committed_together_are_handed_on_together,
             ));
+            tests.push((
+                "postgres::many_questions_are_found_by_the_index_after_the_table_grew",
+                many_questions_are_found_by_the_index_after_the_table_grew,
+            ));
             harness::run(file!(), tests)
         }
     };
@@ -787,6 +791,56 @@ fn each_statement_is_planned_once_per_connection() {
     );
     assert_eq!(counted("UPDATE questions SET outcome"), "12 calls, 1 plans");
     assert_eq!(counted("INSERT INTO events"), "12 calls, 1 plans");
+}
+
+/// PostgreSQL only: the read of many questions finds them by the index
+/// however much the table grew since the connection first read some. A kept
+/// statement's generic plan, made on a new store's small table, scans every
+/// row for ever after (until an ANALYZE; autovacuum is off here as it may be
+/// for a minute anywhere). pg_stat_statements counts the blocks the read
+/// touched: a few, not the table's.
+fn many_questions_are_found_by_the_index_after_the_table_grew() {
+    let settings = [
+        "shared_preload_libraries=pg_stat_statements".to_string(),
+        "autovacuum=off".to_string(),
+    ];
+    let server = harness::require(
+        postgres::Server::start_with(&settings, |_| {}),
+        postgres::MISSING,
+    );
+    let url = server.new_database();
+    let database = url.rsplit('/').next().unwrap().to_string();
+    server
+        .psql(&database, "CREATE EXTENSION pg_stat_statements")
+        .unwrap();
+    let mut store = store::open(&Location::Postgres(url)).unwrap();
+    let ids: Vec<String> = (0..3)
+        .map(|n| store.ask(&question(&format!("k{n}"), 1_000 + n)).unwrap().0)
+        .collect();
+    // More calls than PostgreSQL makes before it settles on a generic plan.
+    for _ in 0..8 {
+        assert_eq!(store.get_many(&ids).unwrap().len(), 3);
+    }
+    server
+        .psql(
+            &database,
+            "INSERT INTO questions (id, ask_key, input, prompt, asked_at)
+             SELECT 'g' || n, 'g' || n, repeat('x', 300), repeat('y', 300), n
+             FROM generate_series(1, 20000) n",
+        )
+        .unwrap();
+    server
+        .psql(&database, "SELECT pg_stat_statements_reset()")
+        .unwrap();
+    assert_eq!(store.get_many(&ids).unwrap().len(), 3);
+    let number = |sql: &str| -> i64 { server.psql(&database, sql).unwrap().parse().unwrap() };
+    let touched = number(
+        "SELECT sum(shared_blks_hit + shared_blks_read) FROM pg_stat_statements
+         WHERE query LIKE 'SELECT id, ask_key%ANY%'",
+    );
+    let table = number("SELECT pg_relation_size('questions') / 8192");
+    assert!(table > 1_000, "the table has {table} blocks");
+    assert!(touched < 50, "{touched} blocks touched of {table}");
 }
 
 /// PostgreSQL only: the notices that reach a replica's listening connection

@@ -17,6 +17,7 @@
 use std::time::Duration;
 
 use postgres::Row;
+use postgres::types::Type;
 
 use super::tls::MakeRustls;
 
@@ -120,9 +121,9 @@ impl Store for PostgresStore {
         let ids = ids.to_vec();
         self.call(move |client: &mut Session| {
             let rows = client
-                .query(
+                .query_each_time(
                     &format!("SELECT {COLUMNS} FROM questions WHERE id = ANY($1) ORDER BY seq"),
-                    &[&ids],
+                    &[(&ids, Type::TEXT_ARRAY)],
                 )
                 .map_err(pg)?;
             rows.iter().map(read_row).collect()
@@ -609,10 +610,10 @@ impl Store for PostgresStore {
         let ids = ids.to_vec();
         self.call(move |client: &mut Session| {
             let rows = client
-                .query(
+                .query_each_time(
                     "SELECT question, step, after_ms, notify, at FROM escalations
                      WHERE question = ANY($1) ORDER BY question, step",
-                    &[&ids],
+                    &[(&ids, Type::TEXT_ARRAY)],
                 )
                 .map_err(pg)?;
             rows.iter()

@@ -7,12 +7,19 @@
 //! it anew each time; a kept statement is one round trip, and the server
 //! plans it once (parsing and planning were most of the server's time per
 //! ask). A new connection starts with no statement.
+//!
+//! The exception: a statement that takes a list of ids ([`Prepared::query_each_time`]).
+//! A kept statement's plan becomes generic after a few calls, made for a list
+//! of unknown length on the table as it was then: on a new store's small
+//! table, a scan of the whole table, kept while the table grows (it would
+//! read every question to find a few). Planned on each call with its values,
+//! it finds them by the index once the table is large; still one round trip.
 
 use std::collections::HashMap;
 use std::sync::mpsc;
 use std::thread;
 
-use postgres::types::ToSql;
+use postgres::types::{ToSql, Type};
 use postgres::{Client, Error as PgError, GenericClient, Row, Statement, Transaction};
 
 use super::super::tls::MakeRustls;
@@ -156,6 +163,16 @@ pub(super) trait Prepared {
         let (client, statements) = self.parts();
         let statement = statements.get(client, sql)?;
         client.query_one(&statement, params)
+    }
+
+    /// `sql` planned for these values, and not kept (see the module's note):
+    /// each parameter with its type, sent with the statement in one round trip.
+    fn query_each_time(
+        &mut self,
+        sql: &str,
+        params: &[(&(dyn ToSql + Sync), Type)],
+    ) -> std::result::Result<Vec<Row>, PgError> {
+        self.parts().0.query_typed(sql, params)
     }
 
     fn execute(&mut self, sql: &str, params: Params<'_>) -> std::result::Result<u64, PgError> {
