@@ -67,10 +67,11 @@ impl Hub {
                 Err(_) => HashMap::new(),
             }
         };
-        let mut state = self.state();
         for stored in found {
             let steps = fired.remove(&stored.id);
-            self.reconcile_with(store, &mut state, stored, steps);
+            // Memory is locked per question, as one refresh locked it: a
+            // batch holding it throughout would stall every ask here.
+            self.reconcile_with(store, &mut self.state(), stored, steps);
         }
         Ok(())
     }
