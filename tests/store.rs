@@ -739,20 +739,13 @@ fn a_restarted_server_is_reconnected_to_by_the_next_call() {
     assert_eq!(store.history(None).unwrap().len(), 1);
 }
 
-/// PostgreSQL only: the store prepares each statement once per connection
-/// and keeps it, so the server parses and plans an ask once however many
-/// follow (issue #40's throughput: parsing and planning each ask anew was
-/// most of the server's time). pg_stat_statements counts each statement's
-/// plans; with generic plans forced, a kept statement is planned once, a
-/// statement sent as text once per call.
-fn each_statement_is_planned_once_per_connection() {
-    let settings = [
-        "shared_preload_libraries=pg_stat_statements".to_string(),
-        "pg_stat_statements.track_planning=on".to_string(),
-        "plan_cache_mode=force_generic_plan".to_string(),
-    ];
+/// A PostgreSQL server of the test's own with pg_stat_statements (and
+/// `settings`), a new database with the extension, and a store on it.
+fn counting_statements(settings: &[&str]) -> (postgres::Server, String, Box<dyn store::Store>) {
+    let mut all = vec!["shared_preload_libraries=pg_stat_statements".to_string()];
+    all.extend(settings.iter().map(|s| s.to_string()));
     let server = harness::require(
-        postgres::Server::start_with(&settings, |_| {}),
+        postgres::Server::start_with(&all, |_| {}),
         postgres::MISSING,
     );
     let url = server.new_database();
@@ -760,7 +753,21 @@ fn each_statement_is_planned_once_per_connection() {
     server
         .psql(&database, "CREATE EXTENSION pg_stat_statements")
         .unwrap();
-    let mut store = store::open(&Location::Postgres(url)).unwrap();
+    let store = store::open(&Location::Postgres(url)).unwrap();
+    (server, database, store)
+}
+
+/// PostgreSQL only: the store prepares each statement once per connection
+/// and keeps it, so the server parses and plans an ask once however many
+/// follow (issue #40's throughput: parsing and planning each ask anew was
+/// most of the server's time). pg_stat_statements counts each statement's
+/// plans; with generic plans forced, a kept statement is planned once, a
+/// statement sent as text once per call.
+fn each_statement_is_planned_once_per_connection() {
+    let (server, database, mut store) = counting_statements(&[
+        "pg_stat_statements.track_planning=on",
+        "plan_cache_mode=force_generic_plan",
+    ]);
     server
         .psql(&database, "SELECT pg_stat_statements_reset()")
         .unwrap();
@@ -800,20 +807,7 @@ fn each_statement_is_planned_once_per_connection() {
 /// for a minute anywhere). pg_stat_statements counts the blocks the read
 /// touched: a few, not the table's.
 fn many_questions_are_found_by_the_index_after_the_table_grew() {
-    let settings = [
-        "shared_preload_libraries=pg_stat_statements".to_string(),
-        "autovacuum=off".to_string(),
-    ];
-    let server = harness::require(
-        postgres::Server::start_with(&settings, |_| {}),
-        postgres::MISSING,
-    );
-    let url = server.new_database();
-    let database = url.rsplit('/').next().unwrap().to_string();
-    server
-        .psql(&database, "CREATE EXTENSION pg_stat_statements")
-        .unwrap();
-    let mut store = store::open(&Location::Postgres(url)).unwrap();
+    let (server, database, mut store) = counting_statements(&["autovacuum=off"]);
     let ids: Vec<String> = (0..3)
         .map(|n| store.ask(&question(&format!("k{n}"), 1_000 + n)).unwrap().0)
         .collect();
