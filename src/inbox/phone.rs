@@ -110,3 +110,21 @@ pub fn claimed(outcome: Result<pair::Device, Refused>) -> Reply {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Another method on a phone route is 405; on any other path it is
+    /// the 404 of a route that does not exist.
+    #[test]
+    fn the_phone_routes_are_the_pairing_calls_and_the_shell_only() {
+        for path in [BEGIN, CLAIM, "/pair", "/app", "/sw.js", "/icon-512.png"] {
+            assert!(is_phone_route(path), "{path}");
+        }
+        for path in ["/nowhere", "/api/pair/other", "/app/", "/icon.png", ""] {
+            assert!(!is_phone_route(path), "{path}");
+        }
+        assert!(!is_static(BEGIN) && !is_static(CLAIM));
+    }
+}
