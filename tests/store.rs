@@ -91,6 +91,10 @@ macro_rules! suite {
                 a_restarted_server_is_reconnected_to_by_the_next_call,
             ));
             tests.push((
+                "postgres::a_session_opened_while_read_only_does_not_refuse_once_writable",
+                a_session_opened_while_read_only_does_not_refuse_once_writable,
+            ));
+            tests.push((
                 "postgres::one_connection_serves_call_after_call",
                 one_connection_serves_call_after_call,
             ));
@@ -737,6 +741,41 @@ fn a_restarted_server_is_reconnected_to_by_the_next_call() {
     );
     server.run();
     assert_eq!(store.history(None).unwrap().len(), 1);
+}
+
+/// PostgreSQL only: a session opened while the database was read-only keeps
+/// refusing writes after the database takes them again (it keeps the
+/// `default_transaction_read_only` it started with); the store asks a new
+/// session then, so the first write after the database is writable again
+/// goes in instead of refusing.
+fn a_session_opened_while_read_only_does_not_refuse_once_writable() {
+    let server = harness::require(postgres::shared(), postgres::MISSING);
+    let url = server.new_database();
+    let name = url.rsplit('/').next().unwrap().to_string();
+    let mut store = store::open(&Location::Postgres(url)).unwrap();
+    let (id, _) = store.ask(&question("before", 1_000)).unwrap();
+    let read_only = |on: bool| {
+        let sql = format!("ALTER DATABASE {name} SET default_transaction_read_only = {on}");
+        server.psql("postgres", &sql).unwrap();
+    };
+    read_only(true);
+    let cut = format!(
+        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '{name}'"
+    );
+    server.psql("postgres", &cut).unwrap();
+    // A read opens the store's new session, read-only as the database is now.
+    assert_eq!(store.pending().unwrap().len(), 1);
+    let answered = decision(Outcome::Answered, Face::Cli, "{}");
+    let refused = store.decide(&id, &answered).unwrap_err();
+    assert_eq!(
+        refused.refusal(),
+        Some(store::Refusal::ReadOnly),
+        "{refused}"
+    );
+    assert_eq!(store.pending().unwrap().len(), 1);
+    read_only(false);
+    assert_eq!(store.decide(&id, &answered).unwrap(), Decided::Now);
+    assert_eq!(store.get(&id).unwrap().unwrap().decision, Some(answered));
 }
 
 /// A PostgreSQL server of the test's own with pg_stat_statements (and

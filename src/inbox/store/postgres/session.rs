@@ -81,6 +81,11 @@ impl PostgresStore {
     /// When the connection turns out to be lost (the server restarted since
     /// the last call), `work` runs once more on a new one: each `work` is
     /// one transaction, and safe to repeat (see [`PostgresStore::decide`]).
+    /// So it does when the session refused a write as read-only: a session
+    /// keeps the `default_transaction_read_only` it started with, so one
+    /// opened while the database was read-only (a standby, or a database set
+    /// so) refuses writes after the database takes them again; a new session
+    /// is asked, and refuses too only while the database still does.
     pub(super) fn call<T: Send + 'static>(
         &self,
         work: impl Fn(&mut Session) -> Result<T> + Send + 'static,
@@ -88,11 +93,16 @@ impl PostgresStore {
         let (reply, result) = mpsc::sync_channel(1);
         let job: Job = Box::new(move |connection| {
             let mut outcome = connection.session().and_then(&work);
-            if outcome.is_err()
-                && connection
-                    .session
-                    .as_ref()
-                    .is_some_and(|session| session.client.is_closed())
+            let read_only = matches!(
+                outcome,
+                Err(Error::PostgresRefusing(super::super::Refusal::ReadOnly, _))
+            );
+            if read_only
+                || outcome.is_err()
+                    && connection
+                        .session
+                        .as_ref()
+                        .is_some_and(|session| session.client.is_closed())
             {
                 connection.session = None;
                 outcome = connection.session().and_then(&work);
