@@ -1657,13 +1657,15 @@ pub fn workflows_pin_actions_by_commit_and_build_the_platforms_installers_expect
     let source = std::fs::read_to_string(root().join(".github/workflows/release.yml")).unwrap();
     assert!(!source.contains("NPM_TOKEN") && !source.contains("PYPI"));
     assert!(source.contains("npm publish --provenance"));
-    // The crate: checked by a dry run in the dist job, before anything is
+    // The crates: checked by a dry run in the dist job, before anything is
     // published; published (with the one stored token) once the GitHub
-    // release holds the archives its binstall metadata points at.
+    // release holds the archives the binary's binstall metadata points at,
+    // the contract first (the binary's crate depends on it).
+    const CRATES: &str = "--locked -p ask_user_core -p ask_user";
     assert!(
         dist_runs
             .iter()
-            .any(|run| run.contains("cargo publish --dry-run --locked")),
+            .any(|run| run.contains(&format!("cargo publish --dry-run {CRATES}"))),
         "{dist_runs:?}"
     );
     let crates_io = &release["jobs"]["crates-io"];
@@ -1673,8 +1675,8 @@ pub fn workflows_pin_actions_by_commit_and_build_the_platforms_installers_expect
         .as_array()
         .unwrap()
         .iter()
-        .find(|step| step["run"] == "cargo publish --locked")
-        .expect("a step runs cargo publish --locked");
+        .find(|step| step["run"] == format!("cargo publish {CRATES}").as_str())
+        .expect("a step runs cargo publish of both crates, the contract first");
     assert_eq!(
         publish["env"]["CARGO_REGISTRY_TOKEN"],
         "${{ secrets.CARGO_REGISTRY_TOKEN }}"
