@@ -103,11 +103,17 @@ fn build() -> Dist {
     let base = super::clone::target_dir().join("dist-test");
     std::fs::create_dir_all(&base).unwrap();
     // One build at a time: test processes run side by side under nextest,
-    // and share the clone and these folders. Held until this process ends.
-    let lock = std::fs::File::create(base.join("lock")).unwrap();
-    lock.lock()
-        .unwrap_or_else(|error| panic!("lock {}: {error}", base.join("lock").display()));
-    std::mem::forget(lock);
+    // and share the clone and these folders. Held until this process ends,
+    // and taken once: when a build panics, the next test's build runs again
+    // in this process, and a second lock on the file would wait for ever on
+    // the first (a failed build hung the run instead of failing it).
+    static LOCK: OnceLock<std::fs::File> = OnceLock::new();
+    LOCK.get_or_init(|| {
+        let lock = std::fs::File::create(base.join("lock")).unwrap();
+        lock.lock()
+            .unwrap_or_else(|error| panic!("lock {}: {error}", base.join("lock").display()));
+        lock
+    });
     // tests/fresh_clone.rs's clone: one release build serves both.
     let clone = super::clone::target_dir().join("fresh-clone/ask_user");
     super::clone::sync_tree(root, &clone);
