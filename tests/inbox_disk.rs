@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use common::harness;
 use common::inbox::{Asker, Inbox, command, run};
-use common::process::{ChildGuard, exit_with_one_line};
+use common::process::{ChildGuard, exit_with_one_line, spawn_with_input};
 
 /// A tmpfs of its own, unmounted when dropped (after every process that
 /// holds a file in it: declare it first, so that it drops last).
@@ -109,18 +109,9 @@ fn execute(
     let mut asker = command(dir, &[]);
     asker
         .env("TOOLBOX_ACTION", "execute")
-        .env("ASK_USER_UI", "inbox")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .env("ASK_USER_UI", "inbox");
     let started = Instant::now();
-    let mut child = ChildGuard::spawn(&mut asker).unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
+    let mut child = spawn_with_input(&mut asker, input.as_bytes());
     let mut stdout = child.stdout.take().unwrap();
     let done = done.clone();
     std::thread::spawn(move || {
@@ -322,18 +313,9 @@ fn an_ask_during_an_outage_says_at_once_that_it_waits_and_ends_within_its_timeou
     let mut asker = command(dir.path(), &["ask", "--ui", "inbox", "--timeout", "3", "-"]);
     asker
         .env("ASK_USER_INBOX", format!("http://127.0.0.1:{port}"))
-        .env("ASK_USER_TOKEN", "0".repeat(32))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .env("ASK_USER_TOKEN", "0".repeat(32));
     let started = Instant::now();
-    let mut child = ChildGuard::spawn(&mut asker).unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(br#"{"question":"Go?","options":["yes","no"]}"#)
-        .unwrap();
+    let mut child = spawn_with_input(&mut asker, br#"{"question":"Go?","options":["yes","no"]}"#);
     let stderr = BufReader::new(child.stderr.take().unwrap());
     let (said, lines) = mpsc::channel();
     std::thread::spawn(move || {

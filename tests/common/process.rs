@@ -229,6 +229,14 @@ pub fn spawn_piped(command: &mut Command, stderr: Stdio) -> ChildGuard {
     .unwrap()
 }
 
+/// Starts `command` with stdin, stdout and stderr piped, writes `input` to
+/// its stdin and closes it.
+pub fn spawn_with_input(command: &mut Command, input: &[u8]) -> ChildGuard {
+    let mut child = spawn_piped(command, Stdio::piped());
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child
+}
+
 /// Starts `command` (an asker that reads its question from stdin and then
 /// says on stderr where it asked) with `input` on stdin, and reads that first
 /// stderr line. The rest of stderr is the caller's to read or drain.
@@ -241,13 +249,7 @@ pub fn spawn_asking(
     String,
 ) {
     use std::io::BufRead;
-    let mut child = spawn_piped(command, Stdio::piped());
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
+    let mut child = spawn_with_input(command, input.as_bytes());
     let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     stderr.read_line(&mut line).unwrap();
