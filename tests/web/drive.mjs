@@ -300,7 +300,12 @@ const scenarios = {
       () => document.querySelector("article.card .approvals").textContent === "1 of 2 approvals · voted: ada",
       null, { timeout: 10000 },
     ).catch(async () => fail(`the card says ${JSON.stringify(await page.textContent("article.card .approvals"))}`));
-    if (await card.locator("button.primary").isDisabled()) fail("the card stays busy after a vote");
+    // The stream may show the vote before the vote's own response arrives;
+    // the card is busy until then, so wait for that response, not a moment.
+    await page.waitForFunction(
+      () => !document.querySelector("article.card button.primary").disabled,
+      null, { timeout: 10000 },
+    ).catch(() => fail("the card stays busy after a vote"));
     await handshake("voted");
     await page.waitForSelector("#empty:not([hidden])", { timeout: 30000 });
   },
