@@ -17,7 +17,7 @@ a new connection (opened before the clock starts), like for like; (a) and (b)
 are also sent on one keep-alive connection each, for reference.
 
 Requests without a valid token (c, d, e) share the inbox's tokenless limit
-(src/server/mod.rs `Limits::default()`: 100 in any 60 s, then 429): in the
+(crates/server/src/lib.rs `Limits::default()`: 100 in any 60 s, then 429): in the
 first burst of ROUNDS rounds the first 100 of them get 401 and the rest 429,
 a refusal too, reported apart. Then, WINDOWS times, the bench waits for the
 limit's window to pass and sends rounds until the first 429, for more 401s.
@@ -48,7 +48,7 @@ import time
 binary = sys.argv[1]
 rounds_count = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
 windows_count = int(sys.argv[3]) if len(sys.argv) > 3 else 2
-# The tokenless limit's window (src/server/mod.rs, Limits::default).
+# The tokenless limit's window (crates/server/src/lib.rs, Limits::default).
 RATE_WINDOW_S = 60
 LIMIT = 1.2
 

@@ -60,7 +60,7 @@ ASK_MEDIAN_TARGET = 10
 ASK_P99_TARGET = 50
 ANSWER_MEDIAN_TARGET = 25
 ANSWER_P99_TARGET = 100
-# One ask's transaction, as src/inbox/store/postgres.rs runs it.
+# One ask's transaction, as crates/inbox/src/store/postgres/mod.rs runs it.
 PGBENCH_SCRIPT = """\\set n random(1, 1000000000)
 BEGIN;
 SELECT id FROM bench_questions WHERE ask_key = 'k' || :client_id || '-' || :n;

@@ -6,7 +6,7 @@ cannot be built into the binary the tests run, so every one of them would
 count as missed; bench/mutants.sh leaves them out and docs/mutants.md says
 so. (cfg!(windows) inside a function is compiled everywhere and stays.)
 
-    bench/windows-lines.py src/platform/files.rs
+    bench/windows-lines.py crates/platform/src/files.rs
 """
 import re
 import sys

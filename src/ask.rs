@@ -3,6 +3,7 @@
 //! plain lines), the answer page, the inbox, or auto (the inbox when one
 //! runs, else the terminal).
 
+use ask_user_platform::signals::interrupt_on_signals;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -14,9 +15,9 @@ use crate::inbox::hub::Leaving;
 use crate::inbox::metrics::AskingFace;
 use crate::inbox::state::Lookup;
 use crate::input::Request;
-use crate::platform::signals::{self, Stop};
 use crate::tty::{LineChannel, Terminal, ask_plain, form_timeout};
-use crate::web::{WebOptions, ask_on_web, interrupt_on_signals};
+use crate::web::{WebOptions, ask_on_web};
+use ask_user_platform::signals::{self, Stop};
 
 /// Where a person is asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -80,7 +81,7 @@ pub fn ask(
                 port: options.port,
                 open_browser: options.open,
                 timeout: form_timeout(options.timeout, &prompt),
-                interrupt: Some(interrupt_on_signals()),
+                interrupt: Some(interrupt_on_signals(crate::exit::CANCELLED)),
             };
             ask_on_web(&prompt, web).map(|outcome| outcome.document)
         }
@@ -138,7 +139,7 @@ fn ask_in_inbox(
             options.timeout.filter(|limit| !limit.is_zero()),
         ),
     };
-    let interrupt = interrupt_on_signals();
+    let interrupt = interrupt_on_signals(crate::exit::CANCELLED);
     let away = Arc::new(AtomicBool::new(false));
     for stop in [Stop::Terminate, Stop::HangUp] {
         signals::set_flag_on(stop, &away);

@@ -8,18 +8,17 @@
 //! it (ARCHITECTURE.md).
 
 pub use ask_user_core::{
-    DOC_VERSION, TOOL_NAME, answer, describe, document_line, error, execute, input, markdown,
-    model, prompt, sanitize, schema, text,
+    DOC_VERSION, TOOL_NAME, answer, describe, document_line, error, execute, exit, input, markdown,
+    model, prompt, sanitize, schema, submission, text,
 };
 
+/// The inbox (crates/inbox), under the name the faces use.
+pub use ask_user_inbox as inbox;
+
 pub mod ask;
-pub mod away;
 pub mod check;
 pub mod hook;
-pub mod inbox;
 pub mod mcp;
-pub mod platform;
-pub mod server;
 pub mod setup;
 pub mod tty;
 pub mod web;
@@ -31,15 +30,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Serialize;
 
 use crate::error::{AskError, Detail};
-
-/// Exit codes (DESIGN §5).
-pub mod exit {
-    pub const OK: i32 = 0;
-    pub const ERROR: i32 = 1;
-    pub const USAGE: i32 = 2;
-    pub const TIMED_OUT: i32 = 124;
-    pub const CANCELLED: i32 = 130;
-}
 
 /// What `execute` prints for these bytes (one JSON line, no newline) and its exit code.
 pub fn execute_line(bytes: &[u8]) -> (String, i32) {
@@ -72,7 +62,7 @@ fn read_error(path: &Path, err: &io::Error) -> AskError {
     let reason = match err.kind() {
         io::ErrorKind::NotFound => "it does not exist".to_string(),
         // Windows: opening a folder as a file is "access denied".
-        _ if platform::files::is_a_directory(err, path) => "it is a directory".to_string(),
+        _ if ask_user_platform::files::is_a_directory(err, path) => "it is a directory".to_string(),
         io::ErrorKind::PermissionDenied => "permission was denied".to_string(),
         _ if path.is_dir() => "it is a directory".to_string(),
         _ => err.to_string(),

@@ -123,7 +123,7 @@ fn command_line() -> i32 {
                 AwayVerb::Off => Some(false),
                 AwayVerb::Status => None,
             };
-            match ask_user::away::command(set) {
+            match ask_user::inbox::away::command(set) {
                 Ok(document) => {
                     print_document(&document);
                     exit::OK
@@ -213,7 +213,7 @@ fn ask(args: AskArgs) -> i32 {
             .and_then(|bytes| ask_user::input::parse(&bytes))
             .and_then(|prompt| resolve_replies(&prompt, &replies, &notes))
             .map(|document| {
-                document.answered_by_person(ask_user::platform::user::name(), Channel::Cli)
+                document.answered_by_person(ask_user_platform::user::name(), Channel::Cli)
             })
     } else {
         let options = AskOptions {
@@ -289,6 +289,7 @@ fn inbox(args: InboxArgs) -> i32 {
                 store_connections: args.store_connections,
                 tokens: args.tokens,
                 policy: args.policy,
+                mcp: Some(ask_user::mcp::http::McpHttp::endpoint),
             };
             match ask_user::inbox::serve(options) {
                 Ok(()) => exit::OK,
@@ -425,9 +426,7 @@ fn answer(file: Option<PathBuf>, replies: &[String], notes: &[Option<String>]) -
     let outcome = ask_user::read_source(file.as_deref())
         .and_then(|bytes| ask_user::prompt::parse_input_or_prompt(&bytes))
         .and_then(|prompt| resolve_replies(&prompt, replies, notes))
-        .map(|document| {
-            document.answered_by_person(ask_user::platform::user::name(), Channel::Cli)
-        });
+        .map(|document| document.answered_by_person(ask_user_platform::user::name(), Channel::Cli));
     match outcome {
         Ok(document) => {
             print_document(&document);

@@ -1,13 +1,11 @@
 //! The web face (`ask --ui web`): one self-contained page, served on the
-//! hardened server ([`crate::server`]: 127.0.0.1 only, behind a random token)
+//! hardened server ([`ask_user_server`]: 127.0.0.1 only, behind a random token)
 //! until the person answers, cancels, the time runs out or the process is
 //! interrupted.
 //!
 //! The page is static HTML/CSS/JS (`web/page.html`); it fetches the questions
 //! as JSON and inserts every piece of user text with `textContent`. Answers
 //! come back as structured choices and are validated here ([`submission`]).
-
-pub mod submission;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,22 +18,18 @@ use tokio::sync::watch;
 use crate::answer::{AnswerDocument, Unanswered};
 use crate::error::{AskError, Detail};
 use crate::model::Prompt;
-use crate::platform::signals::{self, Stop};
-use crate::prompt::PromptItem;
-use crate::server::{App, BindError, Limits, Reply, Request, Server, response};
 
-use submission::Submission;
+use crate::prompt::PromptItem;
+use ask_user_server::{App, BindError, Limits, Reply, Request, Server, response};
+
+use crate::submission::{self, Submission};
 
 /// The answer page, with the shared form widgets in place.
 static PAGE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     include_str!("web/page.html")
-        .replace("/*__FORM_CSS__*/", FORM_CSS)
-        .replace("/*__FORM_JS__*/", FORM_JS)
+        .replace("/*__FORM_CSS__*/", ask_user_server::form::CSS)
+        .replace("/*__FORM_JS__*/", ask_user_server::form::JS)
 });
-/// The question widgets, shared with the inbox page: one implementation of
-/// every kind (web/form.js), and their styles, light and dark (web/form.css).
-pub const FORM_JS: &str = include_str!("web/form.js");
-pub const FORM_CSS: &str = include_str!("web/form.css");
 /// Stands for the per-response CSP nonce in [`PAGE`].
 const NONCE_SLOT: &str = "__NONCE__";
 /// How often the wait looks at the interrupt flag.
@@ -96,7 +90,7 @@ pub fn ask_on_web(prompt: &Prompt, options: WebOptions) -> Result<WebOutcome, As
     let url = session.url();
     eprintln!("ask_user: answer in your browser: {url}");
     if options.open_browser {
-        open_in_browser(&url);
+        ask_user_platform::paths::open_in_browser(&url);
     }
     runtime.block_on(session.run())
 }
@@ -261,7 +255,7 @@ impl AnswerPage {
                     Ok(document) => WebOutcome {
                         ending: Ending::Answered,
                         document: document.answered_by_person(
-                            crate::platform::user::name(),
+                            ask_user_platform::user::name(),
                             crate::answer::Channel::Page,
                         ),
                     },
@@ -380,41 +374,6 @@ fn ending_name(ending: Ending) -> &'static str {
 
 fn web_error(message: String) -> AskError {
     AskError::WebError(Detail::new(message))
-}
-
-/// Starts the system's opener on `url`; having none is not an error.
-pub fn open_in_browser(url: &str) {
-    let (opener, args) = crate::platform::paths::opener(url);
-    let child = std::process::Command::new(opener)
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        // stdout carries the answer document: the opener must not write there.
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn();
-    match child {
-        Ok(mut child) => {
-            std::thread::spawn(move || child.wait());
-        }
-        Err(_) => eprintln!("ask_user: no browser opener ({opener}) found; open the URL yourself"),
-    }
-}
-
-/// A flag set by SIGINT, SIGTERM and SIGHUP (Windows: Ctrl-C, Ctrl-Break
-/// and the console closing; see [`crate::platform::signals`]), for
-/// [`WebOptions::interrupt`]: the form then ends cancelled and the port
-/// closes before the process exits. A second signal ends the process at once
-/// (exit 130), should anything hang.
-pub fn interrupt_on_signals() -> Arc<AtomicBool> {
-    let flag = Arc::new(AtomicBool::new(false));
-    for stop in [Stop::Interrupt, Stop::Terminate, Stop::HangUp] {
-        // The shutdown must be registered first: it is armed by the flag the
-        // first signal sets. If registering fails, the signal keeps its default
-        // (the process ends and the kernel closes the port): no port left open.
-        signals::exit_if_set_on(stop, crate::exit::CANCELLED, &flag);
-        signals::set_flag_on(stop, &flag);
-    }
-    flag
 }
 
 #[cfg(test)]

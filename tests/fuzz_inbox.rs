@@ -27,7 +27,7 @@ use ask_user::error::{AskError, ErrorDocument};
 use ask_user::inbox::hub::Hub;
 use ask_user::inbox::routes::Inbox;
 use ask_user::inbox::store::SqliteStore;
-use ask_user::server::Body;
+use ask_user_server::Body;
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
 use serde_json::{Map, Value, json};
@@ -863,7 +863,7 @@ fn a_body_that_is_not_an_object_is_refused_and_changes_nothing() {
 /// An asker of another version sends what this inbox does not take (here a
 /// field it does not know): INVALID_JSON from the inbox, whose message names
 /// its own version (the asker's side turns it into VERSION_MISMATCH, naming
-/// its version too: src/inbox/client.rs).
+/// its version too: crates/inbox/src/client.rs).
 #[test]
 fn a_request_from_another_version_is_refused_naming_the_inbox_version() {
     let mut fixture = Fixture::new(InProcess::new());

@@ -1,4 +1,4 @@
-//! The Matrix channel (`inbox --notify-to matrix=…`, src/inbox/channels/matrix.rs)
+//! The Matrix channel (`inbox --notify-to matrix=…`, crates/inbox/src/channels/matrix.rs)
 //! on a real Synapse, with a real client (matrix-nio) for the person:
 //! tests/common/matrix.rs. Without Synapse (.ci/setup-matrix.sh) these tests
 //! are counted as ignored (a failure under CI).

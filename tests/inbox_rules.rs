@@ -283,7 +283,7 @@ fn a_while_away_rule_follows_its_owners_switch_in_the_store_and_the_page() {
         dir.path(),
         &["--text", "region", "--reply", "eu", "--while-away"],
     );
-    assert_eq!(mine["owner"], ask_user::platform::user::name());
+    assert_eq!(mine["owner"], ask_user_platform::user::name());
     let region = r#"{"question":"Which region?","kind":"single_select","options":["eu","us"]}"#;
     // Past the inbox's next read of the rules (every 5 s), so that the
     // question below meets the rule, and waits only because nobody is away.

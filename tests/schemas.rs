@@ -182,7 +182,7 @@ fn schemas_accept_every_produced_document_and_reject_broken_ones() {
             let document = resolve_replies(&prompt, &replies, &notes)
                 .expect("replies fit")
                 .answered_by_person(
-                    ask_user::platform::user::name(),
+                    ask_user_platform::user::name(),
                     ask_user::answer::Channel::Cli,
                 );
             let line = ask_user::document_line(&document);

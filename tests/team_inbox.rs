@@ -1065,7 +1065,7 @@ fn sigterm_drains_a_replica_its_askers_move_to_the_next_and_it_exits_within_the_
     // An asker given both addresses, A first, asks while A drains (or, on a
     // slow machine, just after): A refuses it or is gone, and the asker asks
     // B. (The asker's handling of the 503 itself has its own unit tests in
-    // src/inbox/asker.rs; this needs no race against A's 1 s linger.)
+    // crates/inbox/src/asker.rs; this needs no race against A's 1 s linger.)
     let both = format!("http://{},http://{}", a.host(), b.host());
     let mut asking = command(askers_dir.path(), &["ask", "--ui", "inbox", "-"]);
     asking

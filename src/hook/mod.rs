@@ -30,7 +30,7 @@ use crate::inbox::metrics::AskingFace;
 use crate::inbox::state::Lookup;
 use crate::input::Object;
 use crate::model::Prompt;
-use crate::platform::signals::{self, Stop};
+use ask_user_platform::signals::{self, Stop};
 
 /// The hosts whose hooks this command answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -172,7 +172,7 @@ pub fn run(options: &Options, stdin: &[u8]) -> Ran {
         Ok(prompt) => prompt,
         Err(err) => return Ran::Unfit(Unfit::input(&err)),
     };
-    match crate::away::read() {
+    match crate::inbox::away::read() {
         Ok(state) if state.away => {}
         Ok(_) => return Ran::SteppedAside(None),
         Err(err) => {
@@ -244,7 +244,7 @@ fn ask(
     let timeout = crate::tty::form_timeout(options.timeout, prompt);
     // The host ending the hook (its own hook timeout) sends SIGTERM: the
     // inbox keeps the question, as for any asker that goes away.
-    let interrupt = crate::web::interrupt_on_signals();
+    let interrupt = ask_user_platform::signals::interrupt_on_signals(crate::exit::CANCELLED);
     let away = Arc::new(AtomicBool::new(false));
     for stop in [Stop::Terminate, Stop::HangUp] {
         signals::set_flag_on(stop, &away);

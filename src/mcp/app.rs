@@ -46,7 +46,7 @@ use crate::inbox::metrics::AskingFace;
 use crate::inbox::state::Lookup;
 use crate::model::Prompt;
 use crate::prompt::{PromptDocument, PromptItem};
-use crate::web::submission::{self, Submission};
+use crate::submission::{self, Submission};
 
 /// The extension's identifier in the client's `capabilities.extensions`.
 pub const EXTENSION: &str = "io.modelcontextprotocol/ui";
@@ -66,8 +66,8 @@ const MAX_HELD: usize = 64;
 /// The form, with the answer page's widgets in place.
 static FORM_HTML: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     include_str!("app.html")
-        .replace("/*__FORM_CSS__*/", crate::web::FORM_CSS)
-        .replace("/*__FORM_JS__*/", crate::web::FORM_JS)
+        .replace("/*__FORM_CSS__*/", ask_user_server::form::CSS)
+        .replace("/*__FORM_JS__*/", ask_user_server::form::JS)
         .replace("__VERSION__", env!("CARGO_PKG_VERSION"))
 });
 
@@ -416,7 +416,7 @@ fn outcome_of(submit: &Submit, prompt: &Prompt) -> Result<AnswerDocument, AskErr
         ))
     })?;
     submission::resolve(prompt, Submission { answers }).map(|document| {
-        document.answered_by_person(crate::platform::user::name(), crate::answer::Channel::App)
+        document.answered_by_person(ask_user_platform::user::name(), crate::answer::Channel::App)
     })
 }
 

@@ -123,8 +123,10 @@ impl Form {
                     .noted(note.as_deref(), index, total)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(AnswerDocument::answered(answers)
-            .answered_by_person(crate::platform::user::name(), crate::answer::Channel::Form))
+        Ok(AnswerDocument::answered(answers).answered_by_person(
+            ask_user_platform::user::name(),
+            crate::answer::Channel::Form,
+        ))
     }
 
     fn value<'c>(

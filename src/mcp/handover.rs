@@ -34,7 +34,7 @@ use super::kept::Kept;
 use super::{Fallback, Options, inbox, log, page, result};
 use crate::answer::{AnswerDocument, Unanswered};
 use crate::model::{Kind, Prompt};
-use crate::web::submission::{PostedAnswer, Submission};
+use crate::submission::{PostedAnswer, Submission};
 
 /// The form request still out with the client.
 pub type FormRequest = RequestHandle<RoleServer>;
@@ -280,7 +280,7 @@ pub fn submission_of(prompt: &Prompt, document: &AnswerDocument) -> Submission {
 mod tests {
     use super::*;
     use crate::mcp::kept::Waited;
-    use crate::web::submission::resolve;
+    use crate::submission::resolve;
 
     fn prompt(input: &str) -> Prompt {
         crate::input::parse(input.as_bytes()).expect("a valid input")

@@ -1,6 +1,6 @@
 //! MCP over Streamable HTTP on the inbox (`POST /mcp`): the same `ask_user`
 //! tool as `ask_user mcp` over stdio, served by rmcp's own Streamable HTTP
-//! service behind the inbox's hardened server ([`crate::server`]).
+//! service behind the inbox's hardened server ([`ask_user_server`]).
 //!
 //! The server has already proven every request before it gets here: its
 //! Host is the inbox's own (no DNS rebinding), it carries the inbox token
@@ -24,6 +24,8 @@
 //! does, through its discovery file, which this very inbox wrote: one road
 //! for every face, with the same waits, heartbeats and leave rules.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
@@ -31,15 +33,11 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
 use super::server::AskUserServer;
 use super::{Fallback, Options};
-use crate::server::guard::Rejection;
-use crate::server::{Reply, Request};
+use crate::inbox::routes::McpEndpoint;
+use ask_user_server::guard::Rejection;
+use ask_user_server::{Reply, Request};
 
-/// The path the inbox serves MCP on.
-pub const PATH: &str = "/mcp";
-
-/// The largest request body on `/mcp`: a whole tool input (256 KiB, the
-/// input limit, checked again by the tool) in its JSON-RPC envelope.
-pub const MAX_BODY_BYTES: usize = 512 * 1024;
+pub use crate::inbox::routes::{MCP_MAX_BODY_BYTES as MAX_BODY_BYTES, MCP_PATH as PATH};
 
 /// `/mcp` on the inbox, which answers to `sites` (its Host and Origin checks).
 pub struct McpHttp {
@@ -47,7 +45,7 @@ pub struct McpHttp {
 }
 
 impl McpHttp {
-    pub fn new(sites: &[crate::server::Site]) -> McpHttp {
+    pub fn new(sites: &[ask_user_server::Site]) -> McpHttp {
         let config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(false)
             .with_allowed_hosts(sites.iter().map(|site| site.authority.clone()))
@@ -62,6 +60,11 @@ impl McpHttp {
         McpHttp { service }
     }
 
+    /// The inbox's `/mcp` ([`crate::inbox::ServeOptions::mcp`]).
+    pub fn endpoint(sites: &[ask_user_server::Site]) -> Box<dyn McpEndpoint> {
+        Box::new(McpHttp::new(sites))
+    }
+
     /// One request to `/mcp` (any method), already proven by the server.
     pub async fn respond(&self, request: Request) -> Reply {
         if request.query("token").is_some() {
@@ -71,6 +74,12 @@ impl McpHttp {
             Ok(request) => Reply::from_http(self.service.handle(request).await),
             Err(refusal) => refusal,
         }
+    }
+}
+
+impl McpEndpoint for McpHttp {
+    fn respond(&self, request: Request) -> Pin<Box<dyn Future<Output = Reply> + Send + '_>> {
+        Box::pin(McpHttp::respond(self, request))
     }
 }
 

@@ -70,7 +70,7 @@ impl Entry {
 /// A kept page's or question's id: 128 random bits, so that no other client
 /// can guess one to collect its answer.
 fn new_id() -> Result<String, AskError> {
-    crate::server::guard::random_hex(16).map_err(|e| {
+    ask_user_server::guard::random_hex(16).map_err(|e| {
         AskError::InternalError(Detail::new(format!(
             "the system random source failed ({e}); no id could be made"
         )))

@@ -18,7 +18,8 @@ use super::progress::Waiting;
 use super::{Options, log, result};
 use crate::answer::{AnswerDocument, Unanswered};
 use crate::model::Prompt;
-use crate::web::{WebOptions, WebSession, open_in_browser};
+use crate::web::{WebOptions, WebSession};
+use ask_user_platform::paths::open_in_browser;
 
 /// The logger name on our log notices.
 const LOGGER: &str = "ask_user";

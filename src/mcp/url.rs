@@ -140,7 +140,7 @@ async fn ask_and_wait(
     timeout: Option<Duration>,
     context: &RequestContext<RoleServer>,
 ) -> Option<CallToolResult> {
-    let elicitation_id = match crate::server::guard::random_hex(16) {
+    let elicitation_id = match ask_user_server::guard::random_hex(16) {
         Ok(id) => id,
         Err(e) => {
             return Some(result::error(&AskError::InternalError(Detail::new(

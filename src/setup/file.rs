@@ -3,7 +3,7 @@
 //! the old one (rename is atomic within a file system; on Windows std renames
 //! with replace-existing semantics). The file keeps its permissions and owner
 //! (Unix; on Windows it inherits its folder's access list, as the old one
-//! did: [`crate::platform::files`]); a symbolic link (dotfiles kept in a repository)
+//! did: [`ask_user_platform::files`]); a symbolic link (dotfiles kept in a repository)
 //! stays a link and its target is written; the first change keeps a copy of
 //! the file as it was, `FILE.ask_user.bak`, which later runs never replace.
 
@@ -12,7 +12,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{AskError, Detail};
-use crate::platform::files;
+use ask_user_platform::files;
 
 /// The file's text; `None` when there is no file (nor folder) yet.
 pub fn read(path: &Path) -> Result<Option<Vec<u8>>, AskError> {

@@ -718,14 +718,14 @@ fn picker(
 /// `npx`/`uvx` form when it runs from such a cache ([`launch`]).
 fn this_launch() -> Result<Launch, AskError> {
     let path = std::env::current_exe()
-        .and_then(|path| crate::platform::paths::canonical(&path))
+        .and_then(|path| ask_user_platform::paths::canonical(&path))
         .map_err(|e| {
             AskError::WriteError(Detail::new(format!(
                 "cannot find the path of this ask_user binary ({e}); run setup from an installed binary"
             )))
         })?;
     let temp = std::env::temp_dir();
-    let temp = crate::platform::paths::canonical(&temp).unwrap_or(temp);
+    let temp = ask_user_platform::paths::canonical(&temp).unwrap_or(temp);
     launch::launch(&path, &temp, env!("CARGO_PKG_VERSION"))
 }
 
@@ -747,7 +747,7 @@ fn host_names() -> String {
 fn no_home() -> i32 {
     tell(&format!(
         "ask_user setup: {} is not set: set it to your home folder",
-        crate::platform::paths::HOME_VAR
+        ask_user_platform::paths::HOME_VAR
     ));
     exit::USAGE
 }

@@ -55,7 +55,7 @@ impl Env {
     pub fn from_process() -> Option<Env> {
         Some(Env::from_vars(
             Platform::current(),
-            crate::platform::paths::home()?,
+            ask_user_platform::paths::home()?,
             |name| std::env::var_os(name),
         ))
     }
@@ -184,7 +184,7 @@ pub fn detect(env: &Env) -> Vec<Host> {
     let on_path = |program: &str| {
         env.path.as_ref().is_some_and(|path| {
             std::env::split_paths(path)
-                .any(|folder| crate::platform::paths::has_program(&folder, program))
+                .any(|folder| ask_user_platform::paths::has_program(&folder, program))
         })
     };
     Host::ALL

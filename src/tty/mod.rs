@@ -104,7 +104,7 @@ fn document_for(outcome: Outcome, prompt: &Prompt) -> AnswerDocument {
                 .collect();
             summarize(prompt, &answers);
             AnswerDocument::answered(answers)
-                .answered_by_person(crate::platform::user::name(), Channel::Terminal)
+                .answered_by_person(ask_user_platform::user::name(), Channel::Terminal)
         }
         Outcome::Cancelled => {
             note("✗ Cancelled");

@@ -201,7 +201,7 @@ pub fn man_pages() -> Vec<String> {
 /// `channel`: the person is this test process's user, as the binary
 /// names it (tests inherit its environment).
 pub fn answered_by(channel: &str) -> Value {
-    serde_json::json!({"kind": "person", "name": ask_user::platform::user::name(), "channel": channel})
+    serde_json::json!({"kind": "person", "name": ask_user_platform::user::name(), "channel": channel})
 }
 
 /// [`answered_by`] as the JSON text that ends an answered document line:

@@ -164,11 +164,20 @@ pub fn cargo_package_builds_each_crate_with_its_sources_and_no_test_clients() {
         .unwrap();
     let stderr = text(&output.stderr);
     assert!(output.status.success(), "cargo package failed:\n{stderr}");
-    // Both crates of the workspace, the contract first: the binary's crate is
-    // verified against the packaged ask_user_core, as crates.io will have it.
-    let core_at = stderr.find("Verifying ask_user_core v").expect(&stderr);
-    let root_at = stderr.find("Verifying ask_user v").expect(&stderr);
-    assert!(core_at < root_at, "{stderr}");
+    // Every crate of the workspace, each after those it depends on: the
+    // binary's crate is verified against the packaged crates below it, as
+    // crates.io will have them.
+    let verified: Vec<usize> = [
+        "ask_user_core",
+        "ask_user_platform",
+        "ask_user_server",
+        "ask_user_inbox",
+        "ask_user",
+    ]
+    .iter()
+    .map(|name| stderr.find(&format!("Verifying {name} v")).expect(&stderr))
+    .collect();
+    assert!(verified.is_sorted(), "{stderr}");
 
     let file = target.join(format!("package/ask_user-{version}.crate"));
     let files = crate_files_under_a_megabyte(&file);

@@ -1660,8 +1660,8 @@ pub fn workflows_pin_actions_by_commit_and_build_the_platforms_installers_expect
     // The crates: checked by a dry run in the dist job, before anything is
     // published; published (with the one stored token) once the GitHub
     // release holds the archives the binary's binstall metadata points at,
-    // the contract first (the binary's crate depends on it).
-    const CRATES: &str = "--locked -p ask_user_core -p ask_user";
+    // the contract first, the binary's crate last (it depends on them all).
+    const CRATES: &str = "--locked -p ask_user_core -p ask_user_platform -p ask_user_server -p ask_user_inbox -p ask_user";
     assert!(
         dist_runs
             .iter()

@@ -58,12 +58,22 @@ pub mod model;
 pub mod prompt;
 pub mod sanitize;
 pub mod schema;
+pub mod submission;
 pub mod text;
 
 use serde::Serialize;
 
 use crate::error::{AskError, Detail};
 use crate::prompt::PromptDocument;
+
+/// Exit codes (DESIGN §5): what every face of the binary ends with.
+pub mod exit {
+    pub const OK: i32 = 0;
+    pub const ERROR: i32 = 1;
+    pub const USAGE: i32 = 2;
+    pub const TIMED_OUT: i32 = 124;
+    pub const CANCELLED: i32 = 130;
+}
 
 /// The `tool` of every document.
 pub const TOOL_NAME: &str = "ask_user";
