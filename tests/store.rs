@@ -763,6 +763,14 @@ fn a_session_opened_while_read_only_does_not_refuse_once_writable() {
         "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '{name}'"
     );
     server.psql("postgres", &cut).unwrap();
+    // pg_terminate_backend only signals the sessions: wait until they are
+    // gone, or the read below may reach one still ending (57P01).
+    let left = format!("SELECT count(*) FROM pg_stat_activity WHERE datname = '{name}'");
+    common::inbox::until(
+        std::time::Duration::from_secs(10),
+        "the store's sessions to end",
+        || server.psql("postgres", &left).unwrap() == "0",
+    );
     // A read opens the store's new session, read-only as the database is now.
     assert_eq!(store.pending().unwrap().len(), 1);
     let answered = decision(Outcome::Answered, Face::Cli, "{}");
