@@ -318,8 +318,8 @@ pub struct InboxArgs {
     /// slack=env, webhook=URL, email=smtp://HOST:PORT/?to=ADDRESS, matrix=https://HOMESERVER/ROOM.
     /// Repeatable. Secrets come from ASK_USER_* variables (docs/inbox-channels.md), never from here;
     /// http:// only to this machine. Delivery is retried and never slows an ask.
-    #[arg(long, value_name = "KIND=URL", value_parser = ask_user::inbox::channels::Spec::parse)]
-    pub notify_to: Vec<ask_user::inbox::channels::Spec>,
+    #[arg(long, value_name = "KIND=URL", value_parser = ask_user::inbox::contact::Spec::parse)]
+    pub notify_to: Vec<ask_user::inbox::contact::Spec>,
     /// Seconds --notify's CMD may run before it (and its process group) is killed;
     /// also each --notify-to delivery attempt's time limit.
     #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_notify_limit, allow_negative_numbers = true)]

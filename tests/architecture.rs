@@ -341,3 +341,106 @@ fn no_comment_names_an_issue_number() {
         "say what the module or item is, not which issue made it: {found:?}"
     );
 }
+
+/// The inbox's layers as ARCHITECTURE.md lists them: each top-level module
+/// and its layer's number.
+fn inbox_layers() -> std::collections::BTreeMap<String, usize> {
+    let text = architecture();
+    let list = text
+        .split("<!-- inbox layers: begin -->")
+        .nth(1)
+        .and_then(|rest| rest.split("<!-- inbox layers: end -->").next())
+        .expect("ARCHITECTURE.md lists the inbox's layers between their markers");
+    let mut layers = std::collections::BTreeMap::new();
+    for line in list.lines().filter(|l| !l.trim().is_empty()) {
+        let (number, rest) = line.split_once(". ").expect(line);
+        let number: usize = number.parse().expect(line);
+        let (_, modules) = rest.split_once(": ").expect(line);
+        for module in modules.split(", ") {
+            assert!(
+                layers.insert(module.to_string(), number).is_none(),
+                "{module} is in two layers"
+            );
+        }
+    }
+    layers
+}
+
+/// The imports that go up: `A -> B (file:line)` lines whose B stands in a
+/// higher layer than A, and the modules the layers do not list.
+fn upward(
+    layers: &std::collections::BTreeMap<String, usize>,
+    edges: &str,
+) -> (Vec<String>, BTreeSet<String>) {
+    let mut up = Vec::new();
+    let mut unlisted = BTreeSet::new();
+    for line in edges.lines() {
+        let (from, rest) = line.split_once(" -> ").expect(line);
+        let to = rest.split(' ').next().unwrap();
+        match (layers.get(from), layers.get(to)) {
+            (Some(a), Some(b)) if b > a => up.push(line.to_string()),
+            (Some(_), Some(_)) => {}
+            (a, b) => {
+                for (name, layer) in [(from, a), (to, b)] {
+                    if layer.is_none() {
+                        unlisted.insert(name.to_string());
+                    }
+                }
+            }
+        }
+    }
+    (up, unlisted)
+}
+
+#[test]
+fn the_inbox_s_modules_use_only_their_layer_and_those_below() {
+    let layers = inbox_layers();
+    let src = root().join("crates/inbox/src");
+    let output = Command::new("python3")
+        .arg(root().join("scripts/import-circles"))
+        .arg("--edges")
+        .arg(&src)
+        .output()
+        .expect("python3 runs scripts/import-circles");
+    assert!(output.status.success(), "{output:?}");
+    let edges = String::from_utf8(output.stdout).unwrap();
+    assert!(edges.contains("hub -> store"), "{edges}");
+    let (up, mut unlisted) = upward(&layers, &edges);
+    assert!(
+        up.is_empty(),
+        "imports from a lower layer of the inbox to a higher one (take a trait or a channel, or move the item down): {up:#?}"
+    );
+    // Every top-level module, used or not, has its layer.
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let module = path.is_dir() || path.extension().is_some_and(|e| e == "rs");
+        if module && name != "lib" && !layers.contains_key(&name) {
+            unlisted.insert(name);
+        }
+    }
+    assert!(
+        unlisted.is_empty(),
+        "modules of the inbox that ARCHITECTURE.md's layers do not list: {unlisted:?}"
+    );
+    let listed: BTreeSet<&String> = layers.keys().collect();
+    for module in listed {
+        assert!(
+            src.join(format!("{module}.rs")).is_file() || src.join(module).is_dir(),
+            "ARCHITECTURE.md lists an inbox module that does not exist: {module}"
+        );
+    }
+}
+
+#[test]
+fn the_layer_check_finds_an_import_that_goes_up_and_a_module_not_listed() {
+    let layers = std::collections::BTreeMap::from([
+        ("store".to_string(), 1),
+        ("hub".to_string(), 2),
+        ("routes".to_string(), 4),
+    ]);
+    let edges = "hub -> store (src/hub.rs:3)\nroutes -> hub (src/routes.rs:9)\nstore -> hub (src/store/mod.rs:7)\nhub -> extra (src/hub.rs:5)\n";
+    let (up, unlisted) = upward(&layers, edges);
+    assert_eq!(up, ["store -> hub (src/store/mod.rs:7)"]);
+    assert_eq!(unlisted, BTreeSet::from(["extra".to_string()]));
+}

@@ -31,12 +31,15 @@ pub use leaving::Leaving;
 pub use links::LinkTarget;
 pub use listing::{Gone, HistoryEntry, Listed};
 use text::{already_decided, check_request, decision, millis, store_error, stored_json};
-pub use text::{human, resume_hint, rfc3339, unknown_question};
+pub use text::{human, resume_hint, unknown_question};
 pub use waiting::{Wait, Waiter};
 
 use super::links::LinkKey;
+use super::tokens;
+use ask_user_server::guard::Digests;
 use super::metrics::{AskingFace, Metrics, StoreGauges};
 use super::store::{
+    rfc3339,
     self, Decided, Decision, Face, Millis, NewQuestion, Outcome, Source, Store, Stored, pool::Pool,
 };
 use ask_user_core::answer::{AnswerDocument, AnsweredBy, Unanswered, resolve_replies};
@@ -671,6 +674,15 @@ impl Hub {
         f: impl FnOnce(&mut dyn store::Store) -> Result<T, store::Error>,
     ) -> Result<T, AskError> {
         f(&mut **self.pool.any()).map_err(store_error)
+    }
+
+    /// Reads the named tokens kept in the store into `digests` (the
+    /// guard's), and the people they name into the routing.
+    pub fn reload_tokens(&self, digests: &Digests) -> Result<(), AskError> {
+        let stored = self.stored_tokens()?;
+        self.set_people(&stored);
+        digests.replace(stored.into_iter().filter_map(tokens::as_digest).collect());
+        Ok(())
     }
 
     pub fn stored_tokens(&self) -> Result<Vec<store::StoredToken>, AskError> {

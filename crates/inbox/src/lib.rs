@@ -11,6 +11,7 @@ pub mod asker;
 pub mod away;
 pub mod channels;
 pub mod client;
+pub mod contact;
 pub mod hub;
 pub mod link_routes;
 pub mod links;
@@ -24,6 +25,7 @@ pub mod routes;
 pub mod routing;
 pub mod rules;
 pub mod state;
+pub mod statuses;
 pub mod store;
 pub mod tokens;
 
@@ -131,7 +133,7 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
     let web_error = |message: String| AskError::WebError(Detail::new(message));
     // First: a bad policy stops the start before anything is bound or locked.
     let policy_file = match &options.policy {
-        Some(path) => Some(policy::PolicyFile::open(path, &|name: &str| {
+        Some(path) => Some(channels::policy_file::PolicyFile::open(path, &|name: &str| {
             std::env::var(name).ok()
         })?),
         None => None,
@@ -170,7 +172,7 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
         .map_err(|e| cannot_open(&location, &e))?;
     let hub = Arc::new(Hub::pooled(stores, options.asker_grace, options.retention)?);
     let digests = ask_user_server::guard::Digests::default();
-    tokens::reload(&hub, &digests).map_err(|e| {
+    hub.reload_tokens(&digests).map_err(|e| {
         AskError::store_error(Detail::new(format!(
             "the inbox cannot read the tokens kept in its store ({})",
             e.detail().message
@@ -194,7 +196,7 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
                     let tokens_changed = take(&mut ids, store::TOKENS_CHANGED);
                     let rules_changed = take(&mut ids, store::RULES_CHANGED);
                     let tokens = if tokens_changed {
-                        tokens::reload(&listener, &digests)
+                        listener.reload_tokens(&digests)
                     } else {
                         Ok(())
                     };
@@ -208,7 +210,7 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
                 }
                 store::postgres::Notice::CatchUp => {
                     listener.set_store_reachable(true);
-                    tokens::reload(&listener, &digests)
+                    listener.reload_tokens(&digests)
                         .and_then(|()| listener.reload_rules())
                         .and_then(|()| listener.resync())
                 }
@@ -316,7 +318,7 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
                 let watching = policy_file.map(|(file, loaded)| {
                     router.set_policy(loaded);
                     let router = Arc::clone(&router);
-                    policy::watch(file, move |loaded| router.set_policy(loaded))
+                    channels::policy_file::watch(file, move |loaded| router.set_policy(loaded))
                 });
                 (router, watching)
             }
@@ -355,7 +357,7 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
                         reread.tick().await;
                         let (hub, digests) = (Arc::clone(&hub), digests.clone());
                         let reread = ask_user_server::blocking::blocking(move || {
-                            tokens::reload(&hub, &digests).and_then(|()| hub.reload_rules())
+                            hub.reload_tokens(&digests).and_then(|()| hub.reload_rules())
                         })
                         .await;
                         if let Some(Err(e)) = reread {

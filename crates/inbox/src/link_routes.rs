@@ -148,7 +148,7 @@ pub fn link_error(error: LinkError) -> AskError {
 /// inbox's routes answer.
 fn reply(hub: &Hub, err: &AskError, expired: bool) -> Reply {
     hub.metrics().error(err.code());
-    let reply = super::routes::error_reply(err);
+    let reply = super::statuses::error_reply(err);
     if expired {
         reply.with_status(410)
     } else {

@@ -19,8 +19,8 @@
 
 use ring::hmac;
 
-/// Bytes in a link key.
-pub const KEY_LEN: usize = 32;
+/// Bytes in a link key (the store makes and keeps it).
+pub const KEY_LEN: usize = crate::store::LINK_KEY_LEN;
 /// Characters of a question id ([`crate::store::ID_LEN`]).
 const ID_LEN: usize = crate::store::ID_LEN;
 /// Bytes of an HMAC-SHA256 tag.
@@ -66,13 +66,6 @@ impl LinkKey {
         LinkKey {
             key: hmac::Key::new(hmac::HMAC_SHA256, bytes),
         }
-    }
-
-    /// 32 new random bytes (getrandom), for a store that has no key yet.
-    pub fn random_bytes() -> Result<[u8; KEY_LEN], getrandom::Error> {
-        let mut bytes = [0u8; KEY_LEN];
-        getrandom::fill(&mut bytes)?;
-        Ok(bytes)
     }
 
     /// The capability for question `question_id`, good until `expires_ms`.

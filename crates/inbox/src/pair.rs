@@ -4,7 +4,7 @@
 //!    (`POST /api/pair`). The inbox makes 256 random bits, keeps their
 //!    SHA-256 in the store's tokens under the pending name `NAME pairing`
 //!    (a space: no token's name can have one, so it never clashes, and the
-//!    guard never takes it, [`is_pending`]), and answers the link
+//!    guard never takes it, [`tokens::is_pending`]), and answers the link
 //!    `PUBLIC_URL/pair#CODE`. The code is in the fragment: a browser never
 //!    sends it in a request line, a proxy never logs it.
 //! 2. The phone opens the link; the page (`GET /pair`, no token) posts the
@@ -20,7 +20,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::hub::{Hub, rfc3339};
+use super::hub::Hub;
+use super::store::rfc3339;
 use super::store::{self, Millis, Store, StoredToken, TokenRole};
 use super::tokens;
 use ask_user_core::error::{AskError, Detail};
@@ -31,8 +32,6 @@ pub const CODE_MINUTES: u64 = 10;
 const CODE_MS: Millis = CODE_MINUTES as Millis * 60 * 1000;
 /// 256 bits, as hex in the link.
 const CODE_BYTES: usize = 32;
-/// What a pending code's row has after the device's name.
-const PENDING_SUFFIX: &str = " pairing";
 /// The default names: phone-1, phone-2, …
 const DEFAULT_PREFIX: &str = "phone-";
 
@@ -41,13 +40,7 @@ pub const GUIDE: &str = "docs/inbox-phone.md, \"Reach the inbox from a phone\"";
 
 /// The row a pending code for `name` is kept under.
 fn pending_name(name: &str) -> String {
-    format!("{name}{PENDING_SUFFIX}")
-}
-
-/// Whether a stored token's row is a pairing code waiting for its phone
-/// (never a token: the guard and `token list` skip it).
-pub fn is_pending(name: &str) -> bool {
-    name.ends_with(PENDING_SUFFIX)
+    format!("{name}{}", tokens::PENDING_SUFFIX)
 }
 
 /// `POST /api/pair`'s body.
@@ -167,11 +160,11 @@ pub fn begin(
     let mut kept = store.tokens()?;
     // Codes left unclaimed past their time go now (and free their names).
     for token in &kept {
-        if is_pending(&token.name) && token.added_at + CODE_MS < now {
+        if tokens::is_pending(&token.name) && token.added_at + CODE_MS < now {
             store.remove_token(&token.name)?;
         }
     }
-    kept.retain(|token| !(is_pending(&token.name) && token.added_at + CODE_MS < now));
+    kept.retain(|token| !(tokens::is_pending(&token.name) && token.added_at + CODE_MS < now));
     let names: Vec<&str> = kept.iter().map(|t| t.name.as_str()).collect();
     let taken = |name: &str| names.contains(&name) || names.contains(&pending_name(name).as_str());
     let name = match name {
@@ -265,7 +258,7 @@ impl Pairing {
     pub fn claim(&self, hub: &Hub, code: &str) -> Result<Result<Device, Refused>, AskError> {
         let claimed = hub.with_store(|store| claim(store, code, store::now_ms()))?;
         if claimed.is_ok() {
-            tokens::reload(hub, &self.digests)?;
+            hub.reload_tokens(&self.digests)?;
         }
         Ok(claimed)
     }

@@ -14,10 +14,8 @@ use std::time::Duration;
 
 use toml_edit::{Document, Item, TableLike, Value};
 
-use crate::channels::{Kind, Spec};
+use crate::contact::{Kind, Spec};
 
-mod file;
-pub use file::{Loaded, POLL_EVERY, PolicyFile, Refused, Reload, watch};
 
 /// The longest `after`: a week. Longer is a typo (and would overflow nothing,
 /// but a step nobody will ever see is better refused).

@@ -50,6 +50,7 @@ use tokio::sync::{broadcast, mpsc};
 use super::hub::{Action, AskRequest, Change, Hub, Leaving, Wait, Waiter};
 use super::pair::{Claim, PairRequest, Pairing};
 use super::phone;
+use super::statuses;
 use super::store::Face;
 use ask_user_core::error::{AskError, Detail};
 use ask_user_core::submission::Submission;
@@ -799,41 +800,7 @@ impl Inbox {
     /// An error document with the status that fits its code (counted).
     fn error_reply(&self, err: &AskError) -> Reply {
         self.hub.metrics().error(err.code());
-        error_reply(err)
-    }
-}
-
-/// How long a client refused by a stopping replica waits before it tries
-/// that address again (behind a load balancer, another replica answers).
-const RETRY_AFTER_SECS: &str = "1";
-
-/// An error document with the status that fits its code. `NO_INBOX` is a
-/// replica that stops (the drain), `STORE_ERROR` a store that does not
-/// answer (an outage): 503, and when to try again; askers retry within
-/// their own timeout, on the next replica first. `STORE_ERROR` for a store
-/// that refuses writes until somebody acts (a full disk, a read-only
-/// store) is 507 with no retry: askers exit with it at once, since waiting
-/// would not heal it.
-pub(super) fn error_reply(err: &AskError) -> Reply {
-    let status = match err {
-        AskError::UnknownQuestion(_) => 404,
-        AskError::AlreadyAnswered(_) => 409,
-        AskError::Forbidden(_) => 403,
-        AskError::InvalidJson(_) => 400,
-        AskError::InternalError(_) => 500,
-        AskError::StoreError { lasting: true, .. } => 507,
-        AskError::NoInbox(_) | AskError::StoreError { .. } => 503,
-        AskError::TokenRefused(_) => 401,
-        _ => 422,
-    };
-    let reply = Reply::json(status, &err.document());
-    if status == 503 {
-        reply.with_header(
-            http::header::RETRY_AFTER,
-            http::HeaderValue::from_static(RETRY_AFTER_SECS),
-        )
-    } else {
-        reply
+        statuses::error_reply(err)
     }
 }
 
@@ -942,7 +909,7 @@ mod tests {
             (AskError::MissingOptions(detail()), 422),
         ] {
             let code = err.code();
-            let (got, retry, document) = body_of(error_reply(&err));
+            let (got, retry, document) = body_of(statuses::error_reply(&err));
             assert_eq!(got, status, "{code}");
             assert_eq!(retry.is_some(), status == 503, "{code}");
             assert_eq!(document["error"]["code"], code);

@@ -283,8 +283,8 @@ fn listed(stored: &StoredRule, rule: Rule) -> Listed {
         id: stored.id.clone(),
         owner: stored.owner.clone(),
         rule,
-        added_at: super::hub::rfc3339(stored.added_at),
-        expires_at: super::hub::rfc3339(stored.expires_at),
+        added_at: super::store::rfc3339(stored.added_at),
+        expires_at: super::store::rfc3339(stored.expires_at),
     }
 }
 
@@ -325,7 +325,7 @@ pub fn away(
     Ok(vec![ask_user_core::document_line(&PersonAway {
         person,
         away: since.is_some(),
-        since: since.map(super::hub::rfc3339),
+        since: since.map(super::store::rfc3339),
     })])
 }
 

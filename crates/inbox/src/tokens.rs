@@ -21,7 +21,6 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::hub::Hub;
 use super::store::{self, Store, StoredToken, TokenRole};
 use ask_user_core::error::AskError;
 use ask_user_server::guard::{Digests, Holder, digest};
@@ -119,19 +118,21 @@ pub fn parse(text: &str) -> Result<Vec<(String, Holder)>, (usize, String)> {
     Ok(holders)
 }
 
-/// Reads the named tokens kept in the store into `digests` (the guard's).
-pub fn reload(hub: &Hub, digests: &Digests) -> Result<(), AskError> {
-    let stored = hub.stored_tokens()?;
-    hub.set_people(&stored);
-    digests.replace(stored.into_iter().filter_map(as_digest).collect());
-    Ok(())
+/// What the row of a pairing code waiting for its phone has after the
+/// device's name (`inbox pair` keeps the code among the tokens).
+pub const PENDING_SUFFIX: &str = " pairing";
+
+/// Whether a stored token's row is a pairing code waiting for its phone
+/// (never a token: the guard and `token list` skip it).
+pub fn is_pending(name: &str) -> bool {
+    name.ends_with(PENDING_SUFFIX)
 }
 
 /// A stored token as the guard takes it; `None` for a digest of another
 /// length (the schema allows none).
-fn as_digest(token: StoredToken) -> Option<([u8; 32], Holder)> {
+pub fn as_digest(token: StoredToken) -> Option<([u8; 32], Holder)> {
     // A pairing code waiting for its phone is no token (crates/inbox/src/pair.rs).
-    if super::pair::is_pending(&token.name) {
+    if is_pending(&token.name) {
         return None;
     }
     let digest: [u8; 32] = token.digest.as_slice().try_into().ok()?;
@@ -289,12 +290,12 @@ pub fn list(store: &mut dyn Store) -> Result<Vec<Listed>, store::Error> {
     Ok(store
         .tokens()?
         .into_iter()
-        .filter(|token| !super::pair::is_pending(&token.name))
+        .filter(|token| !is_pending(&token.name))
         .map(|token| Listed {
             name: token.name,
             role: token.role,
             groups: token.groups,
-            added_at: super::hub::rfc3339(token.added_at),
+            added_at: super::store::rfc3339(token.added_at),
         })
         .collect())
 }

@@ -184,7 +184,7 @@ fn rfc5322_date(ms: i64) -> String {
     let days = secs.div_euclid(86_400);
     // 1970-01-01 was a Thursday.
     let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][days.rem_euclid(7) as usize];
-    let iso = crate::hub::rfc3339(ms); // 2026-11-28T04:43:25.123Z
+    let iso = crate::store::rfc3339(ms); // 2026-11-28T04:43:25.123Z
     let (year, month, day) = (&iso[0..4], &iso[5..7], &iso[8..10]);
     let month = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",

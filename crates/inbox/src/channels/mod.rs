@@ -27,6 +27,7 @@ pub mod http;
 mod links;
 pub mod matrix;
 pub mod ntfy;
+pub mod policy_file;
 pub mod route;
 pub mod slack;
 mod smtp;
@@ -40,6 +41,7 @@ use serde::Deserialize;
 use tokio::sync::{Semaphore, broadcast, mpsc};
 
 use super::hub::{Change, Hub};
+use crate::contact::{Kind, Spec};
 use super::metrics::Metrics;
 use super::store::Source;
 use ask_user_core::prompt::{PromptDocument, PromptItem};
@@ -61,65 +63,6 @@ pub const IN_FLIGHT: usize = 16;
 pub const FIRST_RETRY: Duration = Duration::from_millis(250);
 /// ... up to this.
 pub const LAST_RETRY: Duration = Duration::from_secs(60);
-
-/// The kinds, as `--notify-to` names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Ntfy,
-    Slack,
-    Webhook,
-    Email,
-    Matrix,
-}
-
-impl Kind {
-    pub const ALL: [Kind; 5] = [
-        Kind::Ntfy,
-        Kind::Slack,
-        Kind::Webhook,
-        Kind::Email,
-        Kind::Matrix,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Ntfy => "ntfy",
-            Kind::Slack => "slack",
-            Kind::Webhook => "webhook",
-            Kind::Email => "email",
-            Kind::Matrix => "matrix",
-        }
-    }
-}
-
-/// One `--notify-to KIND=URL`, as written (checked for its form only; the
-/// secrets are read by [`resolve`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Spec {
-    pub kind: Kind,
-    pub target: String,
-}
-
-impl Spec {
-    /// `KIND=URL` (clap's value parser).
-    pub fn parse(text: &str) -> Result<Spec, String> {
-        let kinds = Kind::ALL.map(Kind::as_str).join(", ");
-        let (kind, target) = text
-            .split_once('=')
-            .ok_or_else(|| format!("expected KIND=URL (KIND: {kinds})"))?;
-        let kind = Kind::ALL
-            .into_iter()
-            .find(|k| k.as_str() == kind)
-            .ok_or_else(|| format!("unknown kind {kind:?} (KIND: {kinds})"))?;
-        if target.is_empty() {
-            return Err(format!("{}= needs a URL", kind.as_str()));
-        }
-        Ok(Spec {
-            kind,
-            target: target.to_string(),
-        })
-    }
-}
 
 /// A channel, ready to deliver.
 #[derive(Debug)]
@@ -428,7 +371,7 @@ async fn dispatch(
                     inbox_id: id,
                     outcome: outcome.as_str(),
                     face: face.as_str(),
-                    at: super::hub::rfc3339(super::store::now_ms()),
+                    at: super::store::rfc3339(super::store::now_ms()),
                 };
                 (Notice::Closed(closed), queues)
             }

@@ -24,9 +24,11 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use super::{Channel, Context, Kind, Links, Notice, QUEUE, Spec, dispatch, matrix, work};
+use super::{Channel, Context, Links, Notice, QUEUE, dispatch, matrix, work};
+use crate::contact::{Kind, Spec};
 use crate::hub::{Hub, escalation};
-use crate::policy::{Loaded, Policy};
+use super::policy_file::Loaded;
+use crate::policy::Policy;
 
 /// A channel and the sender of its queue.
 pub type Queue = (Arc<Channel>, mpsc::Sender<Arc<Notice>>);

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::{Hub, Open, rfc3339, store_error};
-use crate::channels::Kind;
+use crate::contact::Kind;
 use crate::policy::Step;
 use crate::store::{self, Escalated, Escalation, Millis};
 use ask_user_core::error::AskError;

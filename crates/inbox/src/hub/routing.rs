@@ -1,6 +1,6 @@
 //! The people a question's `to` reaches ([`Hub::people_for`]), from the
 //! person tokens kept in the store. Cached: refreshed with the guard's
-//! digests ([`crate::tokens::reload`], every few seconds and at once
+//! digests ([`super::Hub::reload_tokens`], every few seconds and at once
 //! on a replica's TOKENS_CHANGED), so that no ask or notification reads the
 //! store for names.
 
@@ -83,7 +83,7 @@ impl Hub {
             tokens
                 .iter()
                 .filter(|token| {
-                    token.role == TokenRole::Person && !crate::pair::is_pending(&token.name)
+                    token.role == TokenRole::Person && !crate::tokens::is_pending(&token.name)
                 })
                 .map(|token| Person {
                     name: token.name.clone(),

@@ -9,8 +9,9 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use super::{Policy, PolicyError, parse};
-use crate::channels::{self, Channel, Env, Spec};
+use crate::channels::{self, Channel, Env};
+use crate::contact::Spec;
+use crate::policy::{Policy, PolicyError, parse};
 use ask_user_core::error::{AskError, Detail};
 
 /// How often the inbox looks whether the file changed.
