@@ -35,18 +35,18 @@ pub use text::{human, resume_hint, unknown_question};
 pub use waiting::{Wait, Waiter};
 
 use super::links::LinkKey;
-use super::tokens;
-use ask_user_server::guard::Digests;
 use super::metrics::{AskingFace, Metrics, StoreGauges};
 use super::store::{
-    rfc3339,
     self, Decided, Decision, Face, Millis, NewQuestion, Outcome, Source, Store, Stored, pool::Pool,
+    rfc3339,
 };
+use super::tokens;
 use ask_user_core::answer::{AnswerDocument, AnsweredBy, Unanswered, resolve_replies};
 use ask_user_core::error::{AskError, Detail};
 use ask_user_core::model::Prompt;
 use ask_user_core::prompt::PromptDocument;
 use ask_user_core::submission::{self, Submission};
+use ask_user_server::guard::Digests;
 
 /// How many changes a slow page may fall behind before its stream restarts.
 const CHANGES_BUFFER: usize = 256;

@@ -133,9 +133,10 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
     let web_error = |message: String| AskError::WebError(Detail::new(message));
     // First: a bad policy stops the start before anything is bound or locked.
     let policy_file = match &options.policy {
-        Some(path) => Some(channels::policy_file::PolicyFile::open(path, &|name: &str| {
-            std::env::var(name).ok()
-        })?),
+        Some(path) => Some(channels::policy_file::PolicyFile::open(
+            path,
+            &|name: &str| std::env::var(name).ok(),
+        )?),
         None => None,
     };
     let folder = state_folder()?;
@@ -210,7 +211,8 @@ pub fn serve(options: ServeOptions) -> Result<(), AskError> {
                 }
                 store::postgres::Notice::CatchUp => {
                     listener.set_store_reachable(true);
-                    listener.reload_tokens(&digests)
+                    listener
+                        .reload_tokens(&digests)
                         .and_then(|()| listener.reload_rules())
                         .and_then(|()| listener.resync())
                 }

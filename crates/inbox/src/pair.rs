@@ -223,7 +223,7 @@ pub fn claim(
     let Some(row) = store
         .tokens()?
         .into_iter()
-        .find(|t| is_pending(&t.name) && t.digest == wanted)
+        .find(|t| tokens::is_pending(&t.name) && t.digest == wanted)
     else {
         return Ok(Err(Refused::Used));
     };
@@ -234,7 +234,10 @@ pub fn claim(
     if row.added_at + CODE_MS < now {
         return Ok(Err(Refused::Expired));
     }
-    let name = row.name.trim_end_matches(PENDING_SUFFIX).to_string();
+    let name = row
+        .name
+        .trim_end_matches(tokens::PENDING_SUFFIX)
+        .to_string();
     match tokens::add(store, TokenRole::Person, &name, &[])? {
         Some(added) => Ok(Ok(Device {
             name: added.name,
@@ -342,7 +345,7 @@ mod tests {
         // The pending row is no token: the guard and `token list` skip it.
         let kept = store.tokens().unwrap();
         assert_eq!(kept.len(), 1);
-        assert!(is_pending(&kept[0].name));
+        assert!(tokens::is_pending(&kept[0].name));
         assert!(tokens::list(&mut *store).unwrap().is_empty());
         let device = claim(&mut *store, code_of(&code.url), 2_000)
             .unwrap()

@@ -16,7 +16,6 @@ use toml_edit::{Document, Item, TableLike, Value};
 
 use crate::contact::{Kind, Spec};
 
-
 /// The longest `after`: a week. Longer is a typo (and would overflow nothing,
 /// but a step nobody will ever see is better refused).
 pub const MAX_AFTER: Duration = Duration::from_secs(7 * 24 * 3600);

@@ -23,7 +23,7 @@ use serde::Serialize;
 
 use super::store::{self, Store, StoredToken, TokenRole};
 use ask_user_core::error::AskError;
-use ask_user_server::guard::{Digests, Holder, digest};
+use ask_user_server::guard::{Holder, digest};
 
 /// The shortest token taken: 128 bits as hex.
 pub const MIN_TOKEN_CHARS: usize = 32;

@@ -41,9 +41,9 @@ use serde::Deserialize;
 use tokio::sync::{Semaphore, broadcast, mpsc};
 
 use super::hub::{Change, Hub};
-use crate::contact::{Kind, Spec};
 use super::metrics::Metrics;
 use super::store::Source;
+use crate::contact::{Kind, Spec};
 use ask_user_core::prompt::{PromptDocument, PromptItem};
 pub use links::HubLinks;
 

@@ -24,10 +24,10 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
+use super::policy_file::Loaded;
 use super::{Channel, Context, Links, Notice, QUEUE, dispatch, matrix, work};
 use crate::contact::{Kind, Spec};
 use crate::hub::{Hub, escalation};
-use super::policy_file::Loaded;
 use crate::policy::Policy;
 
 /// A channel and the sender of its queue.

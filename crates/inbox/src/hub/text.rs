@@ -116,4 +116,3 @@ pub(super) fn store_error(err: store::Error) -> AskError {
         "the inbox's store failed ({err}); {check}"
     )))
 }
-
