@@ -650,8 +650,7 @@ fn a_channel_that_is_down_costs_the_ask_nothing_is_retried_and_counted() {
         })
     });
     // Back up: every notice arrives, after the attempts that failed.
-    drop(refusing);
-    let hook = Receiver::on(TcpListener::bind(("127.0.0.1", port)).unwrap(), Mode::Ok);
+    let hook = Receiver::on(common::process::start_listening(refusing), Mode::Ok);
     failing.set(Mode::Ok);
     stalling.set(Mode::Ok);
     let created = |requests: &[Recorded]| {

@@ -354,6 +354,19 @@ pub fn refusing_port() -> (std::os::fd::OwnedFd, u16) {
     }
 }
 
+/// The port of [`refusing_port`] taking connections from now on: the same
+/// socket starts to listen, so that no other socket can take the port
+/// between the refusing and the listening (as one could between dropping
+/// the socket and binding a new listener).
+#[cfg(unix)]
+pub fn start_listening(socket: std::os::fd::OwnedFd) -> std::net::TcpListener {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a bound stream socket this function owns.
+    let listening = unsafe { libc::listen(socket.as_raw_fd(), 128) };
+    assert_eq!(listening, 0, "listen: {}", std::io::Error::last_os_error());
+    std::net::TcpListener::from(socket)
+}
+
 /// Whether nothing listens on 127.0.0.1:`port`.
 pub fn port_is_closed(port: u16) -> bool {
     TcpStream::connect(("127.0.0.1", port)).is_err()
