@@ -344,7 +344,7 @@ fn inbox(args: InboxArgs) -> i32 {
             }
         }
         Some(InboxVerb::Rule { store, verb }) => {
-            use ask_user::inbox::rules::{Command, Refused, Rule, run};
+            use ask_user::inbox::hub::rules::{Command, Refused, Rule, run};
             let command = match verb {
                 RuleVerb::Add {
                     reply,
@@ -381,7 +381,7 @@ fn inbox(args: InboxArgs) -> i32 {
             person,
             store,
         }) => {
-            use ask_user::inbox::rules::{Refused, away};
+            use ask_user::inbox::hub::rules::{Refused, away};
             let set = match verb {
                 AwayVerb::On => Some(true),
                 AwayVerb::Off => Some(false),

@@ -21,7 +21,7 @@ mod listing;
 pub mod provenance;
 mod refusing;
 mod routing;
-mod rules;
+pub mod rules;
 mod sync;
 mod text;
 pub mod votes;

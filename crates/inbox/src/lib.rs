@@ -22,8 +22,6 @@ pub mod pair;
 pub mod phone;
 pub mod policy;
 pub mod routes;
-pub mod routing;
-pub mod rules;
 pub mod state;
 pub mod statuses;
 pub mod store;

@@ -1,15 +1,40 @@
-//! The people a question's `to` reaches ([`Hub::people_for`]), from the
-//! person tokens kept in the store. Cached: refreshed with the guard's
+//! Addressing: who a question's `to` reaches, and the people it reaches
+//! ([`Hub::people_for`]), from the person tokens kept in the store.
+//!
+//! `to` names one person (a person token's name) or one group (given to
+//! person tokens with `inbox token add person NAME --group G`). Addressing
+//! routes a question (the page lists it under "For you", notifications go to
+//! the people it reaches); it does not restrict who may answer.
+//!
+//! The people are cached: refreshed with the guard's
 //! digests ([`super::Hub::reload_tokens`], every few seconds and at once
 //! on a replica's TOKENS_CHANGED), so that no ask or notification reads the
 //! store for names.
 
 use std::sync::Mutex;
 
+use serde::Serialize;
+
 use super::Hub;
-use crate::routing::{Me, reaches};
 use crate::store::{StoredToken, TokenRole};
 use ask_user_server::guard::Holder;
+
+/// `GET /api/me`: who the page's token is, so that the page can list the
+/// questions addressed to them first. A person token gets its own name and
+/// groups; the inbox's own token no name. An asker token never reaches it
+/// (FORBIDDEN: it may learn no names or groups).
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct Me {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub groups: Vec<String>,
+}
+
+/// True when `to` is `name` or one of `groups`. Exact, case-sensitive
+/// comparison, like token names.
+pub fn reaches(to: &str, name: &str, groups: &[String]) -> bool {
+    to == name || groups.iter().any(|group| group == to)
+}
 
 /// The person tokens' names and groups, as last read from the store.
 #[derive(Default)]
@@ -96,7 +121,7 @@ impl Hub {
 
 #[cfg(test)]
 mod tests {
-    use super::{People, Person};
+    use super::{People, Person, reaches};
 
     fn person(name: &str, groups: &[&str]) -> Person {
         Person {
@@ -119,5 +144,17 @@ mod tests {
         assert!(people.reached_by("nobody").is_empty());
         assert_eq!(people.groups_of("bob"), Some(vec!["ops".to_string()]));
         assert_eq!(people.groups_of("nobody"), None);
+    }
+
+    #[test]
+    fn to_reaches_the_name_or_a_group_only() {
+        let groups = vec!["ops".to_string(), "db".to_string()];
+        assert!(reaches("ada", "ada", &groups));
+        assert!(reaches("ops", "ada", &groups));
+        assert!(reaches("db", "ada", &groups));
+        assert!(!reaches("Ada", "ada", &groups));
+        assert!(!reaches("op", "ada", &groups));
+        assert!(!reaches("grace", "ada", &[]));
+        assert!(!reaches("", "ada", &groups));
     }
 }

@@ -140,7 +140,7 @@ impl Quorum {
 /// Whether person `name` (member of `groups`) may vote under `from`:
 /// anyone named when `from` is absent, else that person or group.
 pub fn may_vote(from: Option<&str>, name: &str, groups: &[String]) -> bool {
-    from.is_none_or(|from| crate::routing::reaches(from, name, groups))
+    from.is_none_or(|from| super::routing::reaches(from, name, groups))
 }
 
 /// What two votes must share to agree: the chosen option ids, values and

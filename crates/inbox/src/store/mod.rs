@@ -273,12 +273,12 @@ pub trait Store: Send {
 }
 
 /// A standing answer as stored: who owns it, its match and answer as the
-/// JSON of [`crate::rules::Rule`], and when it ends.
+/// JSON of [`crate::hub::rules::Rule`], and when it ends.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredRule {
     pub id: String,
     pub owner: String,
-    /// The JSON of its [`crate::rules::Rule`].
+    /// The JSON of its [`crate::hub::rules::Rule`].
     pub rule: String,
     pub added_at: Millis,
     pub expires_at: Millis,

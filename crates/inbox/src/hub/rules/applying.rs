@@ -1,4 +1,4 @@
-//! Standing answers in the hub ([`crate::rules`]): the rules and
+//! Standing answers in the hub ([`super`]): the rules and
 //! who is away, read from the store every few seconds (and at once on a
 //! PostgreSQL notice), and the one place a rule answers: a new question,
 //! before it is listed.
@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, RwLock};
 
-use super::{AskError, Hub, Open, store_error};
-use crate::rules::{Standing, question_text};
+use super::{Standing, question_text};
+use crate::hub::{AskError, Hub, Open, store_error};
 use crate::store::{self, Face, Millis, Outcome, Store};
 use ask_user_core::answer::resolve_replies;
 

@@ -23,9 +23,12 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::store::{self, Millis, Source, StoredRule};
+use crate::store::{self, Millis, Source, StoredRule};
 use ask_user_core::error::{AskError, Detail};
 use ask_user_core::model::Prompt;
+
+mod applying;
+pub use applying::Rules;
 
 /// The longest pattern, source, folder or reply a rule keeps.
 const MAX_FIELD_CHARS: usize = 1000;
@@ -219,7 +222,7 @@ pub fn run(location: Option<store::Location>, command: Command) -> Result<Vec<St
     match &command {
         Command::Add { owner, rule, .. } => {
             if let Some(owner) = owner {
-                super::tokens::check_name(owner)
+                crate::tokens::check_name(owner)
                     .map_err(|e| Refused::Usage(format!("--owner: {e}")))?;
             }
             check(rule).map_err(Refused::Usage)?;
@@ -283,8 +286,8 @@ fn listed(stored: &StoredRule, rule: Rule) -> Listed {
         id: stored.id.clone(),
         owner: stored.owner.clone(),
         rule,
-        added_at: super::store::rfc3339(stored.added_at),
-        expires_at: super::store::rfc3339(stored.expires_at),
+        added_at: crate::store::rfc3339(stored.added_at),
+        expires_at: crate::store::rfc3339(stored.expires_at),
     }
 }
 
@@ -301,7 +304,7 @@ pub fn away(
     set: Option<bool>,
 ) -> Result<Vec<String>, Refused> {
     if let Some(person) = &person {
-        super::tokens::check_name(person).map_err(|e| Refused::Usage(format!("--person: {e}")))?;
+        crate::tokens::check_name(person).map_err(|e| Refused::Usage(format!("--person: {e}")))?;
     }
     let person = person.unwrap_or_else(ask_user_platform::user::name);
     let (mut store, location) = super::open_store(location).map_err(Refused::Failed)?;
@@ -325,7 +328,7 @@ pub fn away(
     Ok(vec![ask_user_core::document_line(&PersonAway {
         person,
         away: since.is_some(),
-        since: since.map(super::store::rfc3339),
+        since: since.map(crate::store::rfc3339),
     })])
 }
 
