@@ -14,10 +14,10 @@
 use std::io::{self, Write};
 use std::time::Instant;
 
-use super::sys::{Chunk, LineInput};
+use super::sys::{Chunk, LineInput, lost};
 use super::{Noted, Outcome, Terminal, document_for};
 use crate::answer::{AnswerDocument, Choice, MAX_NOTE_CHARS, parse_reply};
-use crate::error::{AskError, Detail};
+use crate::error::AskError;
 use crate::model::{Default, Kind, Prompt, Question};
 use crate::sanitize::for_terminal;
 use crate::text::fold_line;
@@ -402,12 +402,6 @@ fn read_reply(question: &Question, reply: &str) -> Result<Choice, String> {
         };
         format!("{said} {}\n", instruction(question))
     })
-}
-
-fn lost(err: &io::Error) -> AskError {
-    AskError::NoTty(Detail::new(format!(
-        "the terminal went away while asking ({err}); run ask again in a terminal, or pass one --reply per question"
-    )))
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use console::Key;
 
 use super::render::text_width;
-use super::sys::{self, Console, HIDE_CURSOR, SHOW_CURSOR};
+use super::sys::{self, Console, HIDE_CURSOR, SHOW_CURSOR, lost};
 use crate::error::{AskError, Detail};
 
 /// What the terminal gave back while waiting for a key.
@@ -251,12 +251,6 @@ impl Drop for Terminal {
 fn no_tty(why: &str) -> AskError {
     AskError::NoTty(Detail::new(format!(
         "ask needs a terminal to ask on, and there is none: {why}; run it in a terminal, or pass one --reply per question"
-    )))
-}
-
-pub(super) fn lost(err: &io::Error) -> AskError {
-    AskError::NoTty(Detail::new(format!(
-        "the terminal went away while asking ({err}); run ask again in a terminal, or pass one --reply per question"
     )))
 }
 

@@ -13,6 +13,12 @@
 //! - [`LineInput`]: what plain mode reads lines from (the terminal in line
 //!   mode, or stdin), with `wait`, which also reports the ways a person or
 //!   another program ends the run (Ctrl-C, end of input).
+//!
+//! [`lost`] is the one error for a terminal that fails mid-question: it is
+//! here, below the form and plain mode that say it too, because the Windows
+//! half says it as well.
+
+use crate::error::{AskError, Detail};
 
 #[cfg(unix)]
 mod unix;
@@ -41,3 +47,11 @@ pub enum Chunk {
 /// Windows 10+ console interprets these once VT processing is on).
 pub const SHOW_CURSOR: &str = "\x1b[?25h";
 pub const HIDE_CURSOR: &str = "\x1b[?25l";
+
+/// The error when the terminal fails in the middle of a form or a plain-mode
+/// question.
+pub fn lost(err: &std::io::Error) -> AskError {
+    AskError::NoTty(Detail::new(format!(
+        "the terminal went away while asking ({err}); run ask again in a terminal, or pass one --reply per question"
+    )))
+}

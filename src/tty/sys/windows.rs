@@ -40,7 +40,7 @@ use windows_sys::Win32::System::Console::{
 };
 use windows_sys::core::BOOL;
 
-use super::{Chunk, SHOW_CURSOR};
+use super::{Chunk, SHOW_CURSOR, lost};
 use crate::error::AskError;
 use crate::tty::keys::{self, Decoded};
 
@@ -321,10 +321,7 @@ pub struct LineInput {
 impl LineInput {
     /// The console `console` (already in line mode).
     pub fn terminal(console: &Console) -> Result<Self, AskError> {
-        let input = console
-            .input
-            .try_clone()
-            .map_err(|e| crate::tty::terminal::lost(&e))?;
+        let input = console.input.try_clone().map_err(|e| lost(&e))?;
         Ok(Self::reading(move || read_console_line(&input)))
     }
 
