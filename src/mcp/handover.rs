@@ -33,8 +33,7 @@ use super::form::Form;
 use super::kept::Kept;
 use super::{Fallback, Options, inbox, log, page, result};
 use crate::answer::{AnswerDocument, Unanswered};
-use crate::model::{Kind, Prompt};
-use crate::submission::{PostedAnswer, Submission};
+use crate::model::Prompt;
 
 /// The form request still out with the client.
 pub type FormRequest = RequestHandle<RoleServer>;
@@ -239,48 +238,10 @@ async fn settle(held: &Held, prompt: &Prompt, document: AnswerDocument) {
     }
 }
 
-/// The inbox page's body for `document`'s answers to `prompt`: what the
-/// page would have posted for the same choices.
-pub fn submission_of(prompt: &Prompt, document: &AnswerDocument) -> Submission {
-    let answers = prompt
-        .questions
-        .iter()
-        .map(|question| {
-            let Some(answer) = document
-                .answers
-                .iter()
-                .find(|answer| answer.question_id == question.id)
-            else {
-                return PostedAnswer::default();
-            };
-            let first = answer.values.first().cloned();
-            let mut posted = match question.kind {
-                Kind::SingleSelect | Kind::MultiSelect => PostedAnswer {
-                    option_ids: answer.option_ids.clone().unwrap_or_default(),
-                    other: answer.custom_text.clone(),
-                    ..PostedAnswer::default()
-                },
-                Kind::Text => PostedAnswer {
-                    text: first,
-                    ..PostedAnswer::default()
-                },
-                Kind::Confirm => PostedAnswer {
-                    confirm: first.map(|value| value == crate::text::yes_no(true)),
-                    ..PostedAnswer::default()
-                },
-            };
-            posted.note = answer.note.clone();
-            posted
-        })
-        .collect();
-    Submission { answers }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::mcp::kept::Waited;
-    use crate::submission::resolve;
 
     fn prompt(input: &str) -> Prompt {
         crate::input::parse(input.as_bytes()).expect("a valid input")
@@ -296,27 +257,6 @@ mod tests {
         for fallback in [Fallback::Prompt, Fallback::Error, Fallback::Tty] {
             assert_eq!(Road::of(fallback, never), Road::Fallback);
         }
-    }
-
-    /// The page's body made from a form's answer resolves to the same
-    /// answer document, for every kind, Other, notes and skipped questions.
-    #[test]
-    fn a_forms_answer_posted_as_the_page_posts_it_is_the_same_answer() {
-        let p = prompt(
-            r#"{"questions":[
-            {"question":"DB?","options":["PostgreSQL","SQLite"]},
-            {"question":"Extras?","type":"multi-select","options":["Redis","Kafka"],"allow_other":true},
-            {"question":"Name?"},
-            {"question":"Ship?","type":"confirm"},
-            {"question":"Why?","required":false},
-            {"question":"Also?","type":"multi-select","options":["a","b"],"required":false},
-            {"question":"Sure?","type":"confirm","required":false}]}"#,
-        );
-        let body = r#"{"answers":[{"optionIds":["2"],"note":"fast"},{"optionIds":["2","1"],"other":"NATS"},{"text":"ada"},{"confirm":false},{},{},{}]}"#;
-        let document = resolve(&p, serde_json::from_str(body).unwrap()).unwrap();
-        let again = resolve(&p, submission_of(&p, &document)).unwrap();
-        assert_eq!(again, document);
-        assert_eq!(document.answers[3].values, ["no"]);
     }
 
     #[test]

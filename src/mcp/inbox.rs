@@ -19,8 +19,9 @@ use crate::inbox::hub::Leaving;
 use crate::inbox::metrics::AskingFace;
 use crate::inbox::state::Lookup;
 use crate::inbox::store::Source;
-use crate::model::Prompt;
+use crate::model::{Kind, Prompt};
 use crate::prompt::PromptDocument;
+use crate::submission::{PostedAnswer, Submission};
 
 /// Whether an inbox runs (found as askers find it): `--fallback auto`.
 pub fn runs() -> bool {
@@ -116,7 +117,7 @@ pub async fn decide(id: &str, prompt: &Prompt, document: &AnswerDocument) -> Res
     let mut pause = Duration::from_millis(200);
     for _ in 0..8 {
         let decided = if document.answered {
-            let body = super::handover::submission_of(prompt, document);
+            let body = submission_of(prompt, document);
             client
                 .post::<_, AnswerDocument>(&path("answer"), &body)
                 .await
@@ -148,6 +149,43 @@ pub async fn decide(id: &str, prompt: &Prompt, document: &AnswerDocument) -> Res
 /// The empty body of a decline.
 #[derive(serde::Serialize)]
 struct NoBody {}
+
+/// The inbox page's body for `document`'s answers to `prompt` (a form answered
+/// after the handover): what the page would have posted for the same choices.
+fn submission_of(prompt: &Prompt, document: &AnswerDocument) -> Submission {
+    let answers = prompt
+        .questions
+        .iter()
+        .map(|question| {
+            let Some(answer) = document
+                .answers
+                .iter()
+                .find(|answer| answer.question_id == question.id)
+            else {
+                return PostedAnswer::default();
+            };
+            let first = answer.values.first().cloned();
+            let mut posted = match question.kind {
+                Kind::SingleSelect | Kind::MultiSelect => PostedAnswer {
+                    option_ids: answer.option_ids.clone().unwrap_or_default(),
+                    other: answer.custom_text.clone(),
+                    ..PostedAnswer::default()
+                },
+                Kind::Text => PostedAnswer {
+                    text: first,
+                    ..PostedAnswer::default()
+                },
+                Kind::Confirm => PostedAnswer {
+                    confirm: first.map(|value| value == crate::text::yes_no(true)),
+                    ..PostedAnswer::default()
+                },
+            };
+            posted.note = answer.note.clone();
+            posted
+        })
+        .collect();
+    Submission { answers }
+}
 
 /// `{"resume": id}`: the outcome of a question asked through the inbox
 /// before, at once if it has one, else a wait for it (whichever fallback
@@ -240,6 +278,11 @@ fn http_client_name(info: Option<Implementation>, headers: &http::HeaderMap) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::submission::resolve;
+
+    fn prompt(input: &str) -> Prompt {
+        crate::input::parse(input.as_bytes()).expect("a valid input")
+    }
 
     fn agent(value: &str) -> http::HeaderMap {
         let mut headers = http::HeaderMap::new();
@@ -273,5 +316,26 @@ mod tests {
             http_client_name(None, &agent(&long)).map(|name| name.len()),
             Some(64)
         );
+    }
+
+    /// The page's body made from a form's answer resolves to the same
+    /// answer document, for every kind, Other, notes and skipped questions.
+    #[test]
+    fn a_forms_answer_posted_as_the_page_posts_it_is_the_same_answer() {
+        let p = prompt(
+            r#"{"questions":[
+            {"question":"DB?","options":["PostgreSQL","SQLite"]},
+            {"question":"Extras?","type":"multi-select","options":["Redis","Kafka"],"allow_other":true},
+            {"question":"Name?"},
+            {"question":"Ship?","type":"confirm"},
+            {"question":"Why?","required":false},
+            {"question":"Also?","type":"multi-select","options":["a","b"],"required":false},
+            {"question":"Sure?","type":"confirm","required":false}]}"#,
+        );
+        let body = r#"{"answers":[{"optionIds":["2"],"note":"fast"},{"optionIds":["2","1"],"other":"NATS"},{"text":"ada"},{"confirm":false},{},{},{}]}"#;
+        let document = resolve(&p, serde_json::from_str(body).unwrap()).unwrap();
+        let again = resolve(&p, submission_of(&p, &document)).unwrap();
+        assert_eq!(again, document);
+        assert_eq!(document.answers[3].values, ["no"]);
     }
 }
