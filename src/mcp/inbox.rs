@@ -136,7 +136,7 @@ pub async fn decide(id: &str, prompt: &Prompt, document: &AnswerDocument) -> Res
                     "the inbox did not answer ({why}); trying again"
                 ));
                 tokio::time::sleep(pause).await;
-                pause = (pause * 2).min(Duration::from_secs(4));
+                pause = next_pause(pause);
             }
         }
     }
@@ -144,6 +144,12 @@ pub async fn decide(id: &str, prompt: &Prompt, document: &AnswerDocument) -> Res
         "the inbox at {} did not answer",
         client.endpoint().base
     ))
+}
+
+/// The wait before the next try: doubled each time up to 4 s, so the eight
+/// tries span about 18 s, long enough for an inbox to restart.
+fn next_pause(pause: Duration) -> Duration {
+    (pause * 2).min(Duration::from_secs(4))
 }
 
 /// The empty body of a decline.
@@ -316,6 +322,16 @@ mod tests {
             http_client_name(None, &agent(&long)).map(|name| name.len()),
             Some(64)
         );
+    }
+
+    #[test]
+    fn the_tries_wait_longer_each_time_up_to_four_seconds() {
+        let pauses: Vec<u64> =
+            std::iter::successors(Some(Duration::from_millis(200)), |&p| Some(next_pause(p)))
+                .take(8)
+                .map(|p| p.as_millis() as u64)
+                .collect();
+        assert_eq!(pauses, [200, 400, 800, 1600, 3200, 4000, 4000, 4000]);
     }
 
     /// The page's body made from a form's answer resolves to the same
