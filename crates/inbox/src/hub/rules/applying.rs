@@ -97,7 +97,7 @@ impl Hub {
     /// matching rule's replies do not fit it (said on stderr) or it was
     /// removed meanwhile (each rule is read from the store again before it
     /// answers).
-    pub(super) fn answer_by_rule(&self, id: &str, open: &Open) -> Option<Arc<str>> {
+    pub(in crate::hub) fn answer_by_rule(&self, id: &str, open: &Open) -> Option<Arc<str>> {
         let routing = &open.prompt.routing;
         if routing.human || routing.approvals.is_some() {
             return None;

@@ -234,7 +234,7 @@ pub fn run(location: Option<store::Location>, command: Command) -> Result<Vec<St
         }
         _ => {}
     }
-    let (mut store, location) = super::open_store(location).map_err(Refused::Failed)?;
+    let (mut store, location) = crate::open_store(location).map_err(Refused::Failed)?;
     let failed = |e: store::Error| {
         Refused::Failed(AskError::store_error(Detail::new(format!(
             "the inbox's store {} failed ({e})",
@@ -307,7 +307,7 @@ pub fn away(
         crate::tokens::check_name(person).map_err(|e| Refused::Usage(format!("--person: {e}")))?;
     }
     let person = person.unwrap_or_else(ask_user_platform::user::name);
-    let (mut store, location) = super::open_store(location).map_err(Refused::Failed)?;
+    let (mut store, location) = crate::open_store(location).map_err(Refused::Failed)?;
     let failed = |e: store::Error| {
         Refused::Failed(AskError::store_error(Detail::new(format!(
             "the inbox's store {} failed ({e})",
