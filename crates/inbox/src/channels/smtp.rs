@@ -385,4 +385,24 @@ mod tests {
             Err(DeliveryError::Permanent(why)) if why.contains("offers no STARTTLS")
         ));
     }
+
+    /// A server replying without end must not hold the client: a reply of
+    /// up to 101 lines is read, one of more is refused as transient.
+    #[test]
+    fn a_reply_of_101_lines_is_read_and_a_longer_one_refused() {
+        async fn ehlo_reply(lines: usize) -> Result<Vec<String>, DeliveryError> {
+            let (client, mut server) = tokio::io::duplex(64 * 1024);
+            let mut reply = "250-x\r\n".repeat(lines - 1);
+            reply.push_str("250 last\r\n");
+            server.write_all(reply.as_bytes()).await.unwrap();
+            Session::new(client).expect(&[250], "EHLO").await
+        }
+        let read = runtime().block_on(ehlo_reply(MAX_LINES + 1)).unwrap();
+        assert_eq!(read.len(), MAX_LINES + 1);
+        assert_eq!(read.last().map(String::as_str), Some("last"));
+        assert!(matches!(
+            runtime().block_on(ehlo_reply(MAX_LINES + 2)),
+            Err(DeliveryError::Transient(why)) if why.contains("too long")
+        ));
+    }
 }
