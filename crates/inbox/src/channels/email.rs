@@ -240,6 +240,32 @@ mod tests {
         );
     }
 
+    /// An address is one `@` between a local part and a domain, both
+    /// present: anything else would be a second recipient or none.
+    #[test]
+    fn an_address_needs_a_local_part_and_a_domain_with_one_at() {
+        assert_eq!(address("me@example.com").unwrap(), "me@example.com");
+        for bad in ["@example.com", "me@", "@", "me@example.com@evil.example"] {
+            let err = address(bad).unwrap_err();
+            assert!(err.contains("not an email address"), "{bad}: {err}");
+        }
+    }
+
+    /// A user and a password given both are the login.
+    #[test]
+    fn a_user_and_a_password_are_the_login() {
+        let both = |name: &str| match name {
+            "ASK_USER_SMTP_USER" => Some("me".to_string()),
+            "ASK_USER_SMTP_PASSWORD" => Some("pw".to_string()),
+            _ => None,
+        };
+        let email = Email::parse("smtp://mail.example.com/?to=a@example.com", &both).unwrap();
+        assert_eq!(
+            email.credentials,
+            Some(("me".to_string(), "pw".to_string()))
+        );
+    }
+
     #[test]
     fn dates_as_rfc_5322_writes_them() {
         // Checked against Python's email.utils.formatdate.
