@@ -386,6 +386,50 @@ mod tests {
         ));
     }
 
+    /// An extension is offered when it is the first word of one of EHLO's
+    /// lines, in any case: STARTTLS is then used (over TLS only, the login).
+    #[test]
+    fn an_extension_is_the_first_word_of_an_ehlo_line() {
+        let lines = |text: &[&str]| text.iter().map(|line| line.to_string()).collect::<Vec<_>>();
+        let ehlo = lines(&["mail.example.com greets you", "SIZE 1000", "starttls"]);
+        assert!(offers(&ehlo, "STARTTLS"));
+        assert!(offers(&ehlo, "SIZE"));
+        assert!(!offers(
+            &lines(&["mail.example.com", "8BITMIME", "X-STARTTLS"]),
+            "STARTTLS"
+        ));
+    }
+
+    /// The message's data ends with exactly one line end before the lone
+    /// dot, whether or not the message ended with one: no blank line added,
+    /// and no dot left on the last line (which would not end the data).
+    #[test]
+    fn the_data_ends_with_one_line_end_and_the_dot() {
+        async fn sent(message: &'static str) -> String {
+            let (client, mut server) = tokio::io::duplex(64 * 1024);
+            let replies = "250 ok\r\n250 ok\r\n354 go\r\n250 queued\r\n221 bye\r\n";
+            server.write_all(replies.as_bytes()).await.unwrap();
+            let mut session = Session::new(client);
+            let envelope = Envelope {
+                message,
+                ..envelope()
+            };
+            session.submit(&envelope, false).await.unwrap();
+            drop(session);
+            let mut written = String::new();
+            server.read_to_string(&mut written).await.unwrap();
+            written
+        }
+        let commands = "MAIL FROM:<a@example.com>\r\nRCPT TO:<b@example.com>\r\nDATA\r\n";
+        for message in ["Subject: x\r\n\r\nlast\r\n", "Subject: x\r\n\r\nlast"] {
+            assert_eq!(
+                runtime().block_on(sent(message)),
+                format!("{commands}Subject: x\r\n\r\nlast\r\n.\r\nQUIT\r\n"),
+                "{message:?}"
+            );
+        }
+    }
+
     /// A server replying without end must not hold the client: a reply of
     /// up to 101 lines is read, one of more is refused as transient.
     #[test]
