@@ -444,3 +444,60 @@ fn another_replicas_question_and_its_end_are_left_to_that_replica() {
     assert!(matches!(&*second, Notice::Closed(c) if c.inbox_id == "ab12cd34"));
     assert!(receiver.try_recv().is_err(), "nothing else: {first:?}");
 }
+
+/// Changes that came faster than they were read are lost: each channel
+/// counts them dropped (whether or not it would have wanted them), and what
+/// came after them is still queued.
+#[test]
+fn changes_missed_in_a_burst_are_counted_dropped_for_every_channel() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let env = env_of(&[("ASK_USER_WEBHOOK_SECRET", "0123456789abcdef0123")]);
+    let channels = resolve(
+        &[
+            Spec::parse("ntfy=http://127.0.0.1:9/topic").unwrap(),
+            Spec::parse("webhook=http://127.0.0.1:9/hook").unwrap(),
+        ],
+        &env,
+    )
+    .unwrap();
+    let mut receivers = Vec::new();
+    let queues: Vec<_> = channels
+        .into_iter()
+        .map(|channel| {
+            let (sender, receiver) = mpsc::channel(8);
+            receivers.push(receiver);
+            (Arc::new(channel), sender)
+        })
+        .collect();
+    let metrics = Metrics::default();
+    // Room for one change: the first two of three are gone before the read.
+    let (changes, listening) = broadcast::channel(1);
+    let document = prompt_of(r#"{"question":"Q?","options":["a","b"]}"#);
+    for _ in 0..3 {
+        changes
+            .send(Change::Asked(Arc::from(listed(&document).as_str())))
+            .unwrap();
+    }
+    drop(changes);
+    runtime.block_on(dispatch(listening, &queues, &metrics, &FakeLinks));
+    let text = metrics.render(&crate::inbox::metrics::StoreGauges {
+        kind: "sqlite",
+        reachable: true,
+        replicas: Some(1),
+    });
+    for channel in ["ntfy", "webhook"] {
+        assert!(
+            text.contains(&format!(
+                "mcp_notify_dropped_total{{channel=\"{channel}\"}} 2\n"
+            )),
+            "{channel}: {text}"
+        );
+    }
+    for receiver in &mut receivers {
+        assert!(matches!(&*receiver.try_recv().unwrap(), Notice::Asked(_)));
+        assert!(receiver.try_recv().is_err(), "one notice only");
+    }
+}
