@@ -501,3 +501,46 @@ fn changes_missed_in_a_burst_are_counted_dropped_for_every_channel() {
         assert!(receiver.try_recv().is_err(), "one notice only");
     }
 }
+
+/// A failing channel is tried again after 250 ms, then after twice as long
+/// each time: a receiver that is down is not hammered. In 1.2 s that is the
+/// first attempt and two retries (at 0.25 s and 0.75 s), never more.
+#[test]
+fn retries_wait_twice_as_long_each_time() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    // Each connection is closed unanswered: a transient failure.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let attempts = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = Arc::clone(&attempts);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            drop(stream);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let store = crate::inbox::store::SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap();
+    let day = Duration::from_secs(86_400);
+    let hub = Hub::new(Box::new(store), day, day).unwrap();
+    let url = format!("ntfy=http://127.0.0.1:{port}/topic");
+    let channel = resolve(&[Spec::parse(&url).unwrap()], &env_of(&[]))
+        .unwrap()
+        .remove(0);
+    let notice = Notice::Asked(question(r#"{"question":"Q?","options":["a","b"]}"#));
+    let context = Context {
+        timeout: Duration::from_secs(1),
+        source: "http://127.0.0.1".into(),
+    };
+    runtime.block_on(async {
+        let delivering = deliver(&channel, &notice, &hub, &context);
+        let _ = tokio::time::timeout(Duration::from_millis(1200), delivering).await;
+    });
+    let attempts = attempts.load(std::sync::atomic::Ordering::SeqCst);
+    // No lower bound: on a loaded machine the thread may not have accepted
+    // yet; more than three is the backoff gone.
+    assert!(attempts <= 3, "{attempts} attempts in 1.2 s");
+}
