@@ -2,14 +2,13 @@
 //! server entry in each host's user-level config file, merged into what is
 //! there (DESIGN §11). The hosts and what each entry carries are one table
 //! ([`hosts`]); [`paths`] says where their files are; [`json`] and [`toml`]
-//! edit the text without touching anything but the entry; [`hooks`] (and
-//! [`codex_hooks`] for Codex's TOML) do the same for `--hooks`; [`file`]
+//! edit the text without touching anything but the entry; [`hooks`] does
+//! the same for `--hooks` (in JSON and in Codex's TOML); [`file`]
 //! writes it safely; [`diff`] shows what `--dry-run` would change.
 //!
 //! Output: stdout carries data (one JSON line per host, or `--dry-run`'s
 //! diffs); stderr carries one line per host for people.
 
-mod codex_hooks;
 mod diff;
 mod file;
 mod hooks;

@@ -11,14 +11,14 @@
 //! timeout = 1830
 //! ```
 //!
-//! The same rules as the JSON hosts' ([`super::hooks`]): ours are found by
+//! The same rules as the JSON hosts' ([`super::json`]): ours are found by
 //! their command, the rest stays, a second run changes nothing.
 
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, TableLike};
 
-use super::Malformed;
-use super::hooks::{Road, hook_command, hook_timeout, ours};
-use super::launch::Launch;
+use super::{Road, hook_command, hook_timeout, ours};
+use crate::setup::Malformed;
+use crate::setup::launch::Launch;
 
 fn parse(text: &str, road: &Road) -> Result<DocumentMut, Malformed> {
     let document = toml_edit::Document::parse(text).map_err(|e| {
@@ -137,7 +137,7 @@ fn our_hook(road: &Road, launch: &Launch) -> Table {
     hook
 }
 
-/// `text` with `road`'s hooks (see [`super::hooks::set`]).
+/// `text` with `road`'s hooks (see [`super::set`]).
 pub(super) fn set(text: &str, road: &Road, launch: &Launch) -> Result<String, Malformed> {
     let mut document = parse(text, road)?;
     let wanted = our_hook(road, launch);
@@ -241,7 +241,7 @@ fn same(current: &toml_edit::Value, wanted: &toml_edit::Value) -> bool {
     }
 }
 
-/// `text` without `road`'s hooks (see [`super::hooks::remove`]).
+/// `text` without `road`'s hooks (see [`super::remove`]).
 pub(super) fn remove(text: &str, road: &Road) -> Result<String, Malformed> {
     let mut document = parse(text, road)?;
     let mut removed = false;
