@@ -386,5 +386,11 @@ mod tests {
         assert_eq!(detect(&env), [Host::ClaudeCode, Host::Gemini, Host::Cursor]);
         env.path = None;
         assert_eq!(detect(&env), [Host::ClaudeCode, Host::Cursor]);
+        // Claude Code's file sits in the home folder, which every person
+        // has: its marker is ~/.claude (or CLAUDE_CONFIG_DIR), not that.
+        std::fs::remove_dir(env.home.join(".claude")).unwrap();
+        assert_eq!(detect(&env), [Host::Cursor]);
+        env.claude_config_dir = Some(env.home.join(".cursor"));
+        assert_eq!(detect(&env), [Host::ClaudeCode, Host::Cursor]);
     }
 }

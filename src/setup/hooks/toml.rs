@@ -374,6 +374,40 @@ command = "~/bin/check"
         assert!(error.message.contains("\"hooks\" must be a table"));
     }
 
+    /// A person may write a group's hooks as an inline array of tables:
+    /// ours there is found, corrected in place and taken out like a
+    /// `[[…hooks]]` table, and the person's beside it stay.
+    #[test]
+    fn codex_hooks_written_as_an_inline_array_are_ours_all_the_same() {
+        let codex = road(Host::Codex).unwrap();
+        let ours = "{ type = \"command\", command = \"/opt/bin/ask_user hook codex --timeout 1800\", timeout = 1830 }";
+        let theirs = "{ type = \"command\", command = \"x\" }";
+        let text = format!(
+            "[[hooks.PreToolUse]]\nmatcher = \"request_user_input\"\nhooks = [{theirs}, \"note\", {ours}]\n"
+        );
+        assert!(configured(&text, codex).unwrap());
+        assert_eq!(set(&text, codex, &native()).unwrap(), text);
+        // A timeout written as a float that is right stays as written.
+        let float = text.replace("timeout = 1830", "timeout = 1830.0");
+        assert_eq!(set(&float, codex, &native()).unwrap(), float);
+        // A stale one is corrected in the inline table itself.
+        let stale = text.replace("timeout = 1830", "timeout = 60");
+        let fixed = set(&stale, codex, &native()).unwrap();
+        assert!(fixed.contains("\"note\", { type = \"command\", command = \"/opt/bin/ask_user hook codex --timeout 1800\", timeout = 1830"), "{fixed}");
+        assert!(!fixed.contains("timeout = 60"), "{fixed}");
+        // Out goes ours alone: the index counts the inline tables only.
+        assert_eq!(
+            remove(&text, codex).unwrap(),
+            format!(
+                "[[hooks.PreToolUse]]\nmatcher = \"request_user_input\"\nhooks = [{theirs}, \"note\"]\n"
+            )
+        );
+        // Ours alone in the array: its group goes, and the event with it.
+        let alone =
+            format!("[[hooks.PreToolUse]]\nmatcher = \"request_user_input\"\nhooks = [{ours}]\n");
+        assert_eq!(remove(&alone, codex).unwrap(), "");
+    }
+
     mod layouts {
         use super::*;
         use proptest::prelude::*;
