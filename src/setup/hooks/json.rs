@@ -386,6 +386,29 @@ mod tests {
         );
     }
 
+    /// An empty matcher is no matcher (every source): ours under
+    /// `"matcher": ""` on an event setup writes without one is right as it is.
+    #[test]
+    fn an_empty_matcher_is_none() {
+        let text = r#"{"hooks": {
+  "PreToolUse": [{"matcher": "AskUserQuestion", "hooks": [{"type": "command", "command": "'/opt/ask user/ask_user' hook claude-code --timeout 1800", "timeout": 1830}]}],
+  "Elicitation": [{"matcher": "", "hooks": [{"type": "command", "command": "'/opt/ask user/ask_user' hook claude-code --timeout 1800", "timeout": 1830}]}]
+}}
+"#;
+        assert!(configured(text, claude()).unwrap());
+        assert_eq!(set(text, claude(), &native()).unwrap(), text);
+    }
+
+    /// Only a file setup makes from nothing gets a newline at its end; a
+    /// person's file without one keeps it so.
+    #[test]
+    fn a_file_without_a_newline_at_its_end_stays_so() {
+        let text = r#"{"env": {"FOO": "1"}}"#;
+        let edited = set(text, claude(), &native()).unwrap();
+        assert!(edited.ends_with('}'), "{edited:?}");
+        assert!(configured(&edited, claude()).unwrap());
+    }
+
     #[test]
     fn wrong_shapes_name_line_and_column() {
         let error = set("{\n \"hooks\": []}", claude(), &native()).unwrap_err();
