@@ -374,6 +374,27 @@ command = "~/bin/check"
         assert!(error.message.contains("\"hooks\" must be a table"));
     }
 
+    /// A hook of ours with an old command is corrected in place; one under
+    /// another matcher, or a second one, goes (the person's hook beside it
+    /// stays).
+    #[test]
+    fn a_stale_codex_hook_is_corrected_and_duplicates_go() {
+        let codex = road(Host::Codex).unwrap();
+        let edited = set(CONFIG, codex, &native()).unwrap();
+        let moved = edited.replace("/opt/bin/ask_user", "/old/ask_user");
+        assert_eq!(set(&moved, codex, &native()).unwrap(), edited);
+        let stray = "[[hooks.PreToolUse]]\nmatcher = \"shell\"\n\n[[hooks.PreToolUse.hooks]]\ncommand = \"/old/ask_user hook codex\"\n\n[[hooks.PreToolUse.hooks]]\ncommand = \"mine\"\n";
+        let twice = format!("{stray}{}", &edited[CONFIG.len()..]);
+        let fixed = set(&twice, codex, &native()).unwrap();
+        assert_eq!(fixed.matches("hook codex").count(), 1, "{fixed}");
+        assert!(fixed.contains("command = \"mine\""), "{fixed}");
+        assert!(
+            fixed.contains("matcher = \"request_user_input\""),
+            "{fixed}"
+        );
+        assert!(configured(&fixed, codex).unwrap());
+    }
+
     /// A person may write a group's hooks as an inline array of tables:
     /// ours there is found, corrected in place and taken out like a
     /// `[[…hooks]]` table, and the person's beside it stay.
