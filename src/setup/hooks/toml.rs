@@ -395,6 +395,29 @@ command = "~/bin/check"
         assert!(configured(&fixed, codex).unwrap());
     }
 
+    /// A right value written in another form (a literal string, a hex
+    /// number) is left as written: only a wrong one is rewritten.
+    #[test]
+    fn a_right_string_in_another_form_stays_as_written() {
+        let codex = road(Host::Codex).unwrap();
+        let edited = set(CONFIG, codex, &native()).unwrap();
+        let literal = edited.replace(
+            "type = \"command\"\ncommand = \"/opt",
+            "type = 'command'\ncommand = \"/opt",
+        );
+        assert_ne!(literal, edited);
+        assert_eq!(set(&literal, codex, &native()).unwrap(), literal);
+    }
+
+    #[test]
+    fn a_right_number_in_another_form_stays_as_written() {
+        let codex = road(Host::Codex).unwrap();
+        let edited = set(CONFIG, codex, &native()).unwrap();
+        let hex = edited.replace("timeout = 1830", "timeout = 0x726");
+        assert_ne!(hex, edited);
+        assert_eq!(set(&hex, codex, &native()).unwrap(), hex);
+    }
+
     /// A person may write a group's hooks as an inline array of tables:
     /// ours there is found, corrected in place and taken out like a
     /// `[[…hooks]]` table, and the person's beside it stay.
