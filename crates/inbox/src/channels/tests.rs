@@ -483,7 +483,7 @@ fn changes_missed_in_a_burst_are_counted_dropped_for_every_channel() {
     }
     drop(changes);
     runtime.block_on(dispatch(listening, &queues, &metrics, &FakeLinks));
-    let text = metrics.render(&crate::inbox::metrics::StoreGauges {
+    let text = metrics.render(&crate::metrics::StoreGauges {
         kind: "sqlite",
         reachable: true,
         replicas: Some(1),
@@ -523,7 +523,7 @@ fn retries_wait_twice_as_long_each_time() {
         }
     });
     let dir = tempfile::tempdir().unwrap();
-    let store = crate::inbox::store::SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap();
+    let store = crate::store::SqliteStore::open(&dir.path().join("inbox.sqlite3")).unwrap();
     let day = Duration::from_secs(86_400);
     let hub = Hub::new(Box::new(store), day, day).unwrap();
     let url = format!("ntfy=http://127.0.0.1:{port}/topic");
