@@ -188,13 +188,28 @@ pub fn pypi_wheel_holds_the_release_binary_under_truthful_tags() {
         [
             format!("{data}/ask-user"),
             format!("{data}/ask_user"),
+            "ask_user/__init__.py".to_string(),
+            "ask_user/_binary.py".to_string(),
+            "ask_user/_run.py".to_string(),
+            "ask_user/_types.py".to_string(),
+            "ask_user/errors.py".to_string(),
+            "ask_user/py.typed".to_string(),
             format!("{info}/METADATA"),
             format!("{info}/WHEEL"),
             format!("{info}/licenses/LICENSE"),
             format!("{info}/RECORD"),
         ],
-        "the payload first, RECORD last, nothing else"
+        "the payload first (the binary, then the library), RECORD last, nothing else"
     );
+    // The library's files are the source tree's, byte for byte.
+    for entry in entries.iter().filter(|e| e.name.starts_with("ask_user/")) {
+        assert!(
+            std::fs::read(unpacked.path().join(&entry.name)).unwrap()
+                == std::fs::read(dist.clone.join("packaging/pypi").join(&entry.name)).unwrap(),
+            "{} is packaging/pypi's",
+            entry.name
+        );
+    }
     let stamp = source_date_epoch_time();
     for entry in &entries {
         let executable = entry.name.starts_with(&data);
@@ -299,6 +314,50 @@ pub fn pypi_pip_installs_the_wheel_offline_and_the_python_sdk_drives_it() {
         );
         assert_eq!(version, format!("ask_user {}\n", dist.version), "{name}");
     }
+
+    // The library: `import ask_user` finds the binary pip put beside the
+    // venv's interpreter (no ASK_USER_BIN, no ask_user on PATH), and a
+    // missing binary is its own error class (issue #49's "done when").
+    let library = |script: &str, bin: Option<&Path>| {
+        let mut command = Command::new(venv.join("bin/python"));
+        command
+            .args(["-c", script])
+            .env("PATH", "/usr/bin:/bin")
+            .env_remove("ASK_USER_BIN")
+            .env_remove("PYTHONPATH")
+            .current_dir(scratch.path())
+            .stdin(Stdio::null());
+        if let Some(bin) = bin {
+            command.env("ASK_USER_BIN", bin);
+        }
+        ok(command.output().unwrap(), script)
+    };
+    assert_eq!(
+        library(
+            "import ask_user; print(ask_user.ask({'question':'Which?','options':['a','b']}, reply=['2'])['answers'][0]['values'])",
+            None,
+        ),
+        "['b']\n"
+    );
+    assert_eq!(
+        library(
+            "import ask_user, os; print(os.path.realpath(ask_user.find_binary()))",
+            None
+        ),
+        format!("{}\n", installed.canonicalize().unwrap().display())
+    );
+    assert_eq!(
+        library(
+            "import ask_user\ntry:\n    ask_user.ask({'question':'Which?','options':['a','b']}, reply=['2'])\nexcept ask_user.BinaryNotFound as e:\n    print(type(e).__name__, e.code)",
+            Some(scratch.path().join("no-such-binary").as_path()),
+        ),
+        "BinaryNotFound BINARY_NOT_FOUND\n"
+    );
+    let typed = venv.join(format!(
+        "lib/python{}/site-packages/ask_user/py.typed",
+        library("import sys; print('%d.%d' % sys.version_info[:2], end='')", None)
+    ));
+    assert!(typed.is_file(), "py.typed installed: {}", typed.display());
 
     // The official MCP Python SDK starts each command as a host would and
     // has one question answered through a form.
@@ -534,6 +593,8 @@ pub fn pypi_maturin_reads_pyproject_to_the_wheels_metadata() {
         "src/main.rs",
         "packaging/pypi/README.md",
         "packaging/pypi/ask_user.data/scripts/ask-user",
+        "packaging/pypi/ask_user/__init__.py",
+        "packaging/pypi/ask_user/py.typed",
         ".cargo/config.toml",
         "schemas/answer.json",
     ] {
