@@ -21,6 +21,19 @@ if [ ! -x .venv/bin/python ]; then
         python3 -m venv .venv
     fi
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+# Installs only when a pinned version is missing (seconds when all are there).
+if ! .venv/bin/python - requirements.txt <<'PY' 2>/dev/null; then
+import importlib.metadata, sys
+pins = [l.split("==") for l in open(sys.argv[1]) if "==" in l and not l.startswith("#")]
+sys.exit(any(importlib.metadata.version(n.strip()) != v.strip() for n, v in pins))
+PY
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+fi
 
-npm ci --no-audit --no-fund --loglevel=error >/dev/null
+# npm ci empties node_modules first: only when the installed pyright is not the lock's.
+version() { node -p "$1" 2>/dev/null || true; }
+locked=$(version 'require("./package-lock.json").packages["node_modules/pyright"].version')
+installed=$(version 'require("./node_modules/pyright/package.json").version')
+if [ -z "$installed" ] || [ "$installed" != "$locked" ]; then
+    npm ci --no-audit --no-fund --loglevel=error >/dev/null
+fi
