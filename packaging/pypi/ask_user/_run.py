@@ -107,8 +107,8 @@ def run_sync(argv: List[str], stdin: bytes, env: Mapping[str, str]) -> Tuple[int
                 tail.feed(chunk)
 
     forwarder = threading.Thread(target=pass_on, args=(reader,), daemon=True)
-    forwarder.start()
     try:
+        forwarder.start()
         try:
             stdout, _ = process.communicate(stdin)
         except BrokenPipeError:
@@ -118,6 +118,8 @@ def run_sync(argv: List[str], stdin: bytes, env: Mapping[str, str]) -> Tuple[int
             process.wait()
     except BaseException:
         _end_sync(process)
+        if not forwarder.is_alive():
+            reader.close()  # never started (closing twice is harmless)
         raise
     # A grandchild (a browser opener) may hold stderr open: don't wait on it.
     forwarder.join(1.0)
