@@ -31,13 +31,19 @@ fn package_root() -> PathBuf {
 fn python() -> PathBuf {
     let python = here().join(".venv/bin/python");
     let found = runs(&python, &["-c", "import pytest, mypy"]).then_some(python);
-    require(found, &format!("pytest and mypy in tests/python/.venv ({SETUP})"))
+    require(
+        found,
+        &format!("pytest and mypy in tests/python/.venv ({SETUP})"),
+    )
 }
 
 fn pyright() -> PathBuf {
     let pyright = here().join("node_modules/.bin/pyright");
     let found = (pyright.is_file() && runs("node", &["--version"])).then_some(pyright);
-    require(found, &format!("node and pyright in tests/python/node_modules ({SETUP})"))
+    require(
+        found,
+        &format!("node and pyright in tests/python/node_modules ({SETUP})"),
+    )
 }
 
 fn text(output: &Output) -> String {
@@ -89,7 +95,13 @@ fn python_lib_mypy_strict_passes_on_the_package_and_examples() {
     let python = python();
     let cache = tempfile::tempdir().unwrap();
     let output = Command::new(python)
-        .args(["-m", "mypy", "--strict", "--no-error-summary", "--cache-dir"])
+        .args([
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-error-summary",
+            "--cache-dir",
+        ])
         .arg(cache.path())
         .args(["ask_user", "examples"])
         .current_dir(package_root())

@@ -355,7 +355,10 @@ pub fn pypi_pip_installs_the_wheel_offline_and_the_python_sdk_drives_it() {
     );
     let typed = venv.join(format!(
         "lib/python{}/site-packages/ask_user/py.typed",
-        library("import sys; print('%d.%d' % sys.version_info[:2], end='')", None)
+        library(
+            "import sys; print('%d.%d' % sys.version_info[:2], end='')",
+            None
+        )
     ));
     assert!(typed.is_file(), "py.typed installed: {}", typed.display());
 
