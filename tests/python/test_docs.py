@@ -72,3 +72,17 @@ def test_example_runs_and_prints_what_the_page_shows(where: str, code: str, expe
     with contextlib.redirect_stdout(out):
         exec(compile(code, where, "exec"), {"__name__": "__main__"})
     assert out.getvalue() == expected, where
+
+
+def test_the_packaged_example_runs_with_a_scripted_reply() -> None:
+    import os
+    import subprocess
+    import sys
+
+    example = ROOT / "packaging" / "pypi" / "examples" / "choose.py"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "packaging" / "pypi")}
+    done = subprocess.run(
+        [sys.executable, str(example), "--reply", "2"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("SQLite (answered by "), done.stdout
