@@ -105,9 +105,20 @@ impl Namespace {
             return None;
         }
         static NEXT: AtomicU32 = AtomicU32::new(0);
+        // One namespace made at a time in this process, so that two never
+        // take the same free subnet.
+        static MAKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _making = MAKING.lock().unwrap_or_else(|e| e.into_inner());
         let n = NEXT.fetch_add(1, Ordering::SeqCst);
         let tag = format!("{}{n}", std::process::id() % 100_000);
-        let subnet = 100 + (std::process::id() * 4 + n) % 150;
+        // A subnet no link of this machine has: a namespace left by a killed
+        // run keeps its link and address, and a second link in the same
+        // subnet sends the replies to the wrong one (a phone's load then
+        // timed out in a CI rehearsal).
+        let start = (std::process::id() * 4 + n) % 150;
+        let subnet = (0..150)
+            .map(|i| 100 + (start + i) % 150)
+            .find(|subnet| !subnet_in_use(*subnet))?;
         let namespace = Namespace {
             name: format!("au{tag}"),
             link: format!("au{tag}h"),
@@ -183,6 +194,15 @@ impl Drop for Namespace {
             .args(["netns", "del", &self.name])
             .status();
     }
+}
+
+/// Whether an address of 10.233.`subnet`.0/24 is on a link of this machine.
+fn subnet_in_use(subnet: u32) -> bool {
+    Command::new("ip")
+        .args(["-o", "addr", "show", "to", &format!("10.233.{subnet}.0/24")])
+        .stderr(Stdio::null())
+        .output()
+        .map_or(true, |out| !out.stdout.is_empty())
 }
 
 fn works(program: &str, args: &[&str]) -> bool {
