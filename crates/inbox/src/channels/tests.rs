@@ -304,12 +304,12 @@ fn the_webhook_event_is_a_cloudevent_carrying_a_cdevent() {
     ring::hmac::verify(&key, b"1700000000.{}", &tag).unwrap();
 }
 
-#[test]
-fn a_full_queue_drops_and_counts_and_closes_reach_only_the_channels_that_want_them() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+/// A channel and the sending end of its queue, as `dispatch` takes them.
+type Queue = (Arc<Channel>, mpsc::Sender<Arc<Notice>>);
+
+/// An ntfy and a webhook channel (both on a port nothing answers), each with
+/// a queue of `capacity` notices, and the queues' receiving ends.
+fn ntfy_and_webhook_queues(capacity: usize) -> (Vec<Queue>, Vec<mpsc::Receiver<Arc<Notice>>>) {
     let env = env_of(&[("ASK_USER_WEBHOOK_SECRET", "0123456789abcdef0123")]);
     let channels = resolve(
         &[
@@ -319,16 +319,26 @@ fn a_full_queue_drops_and_counts_and_closes_reach_only_the_channels_that_want_th
         &env,
     )
     .unwrap();
-    // Queues of one notice each, never drained: a channel that is down.
     let mut receivers = Vec::new();
-    let queues: Vec<_> = channels
+    let queues = channels
         .into_iter()
         .map(|channel| {
-            let (sender, receiver) = mpsc::channel(1);
+            let (sender, receiver) = mpsc::channel(capacity);
             receivers.push(receiver);
             (Arc::new(channel), sender)
         })
         .collect();
+    (queues, receivers)
+}
+
+#[test]
+fn a_full_queue_drops_and_counts_and_closes_reach_only_the_channels_that_want_them() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    // Queues of one notice each, never drained: a channel that is down.
+    let (queues, mut receivers) = ntfy_and_webhook_queues(1);
     let metrics = Metrics::default();
     let (changes, listening) = broadcast::channel(16);
     let document = prompt_of(r#"{"question":"Q?","options":["a","b"]}"#);
@@ -454,24 +464,7 @@ fn changes_missed_in_a_burst_are_counted_dropped_for_every_channel() {
         .enable_all()
         .build()
         .unwrap();
-    let env = env_of(&[("ASK_USER_WEBHOOK_SECRET", "0123456789abcdef0123")]);
-    let channels = resolve(
-        &[
-            Spec::parse("ntfy=http://127.0.0.1:9/topic").unwrap(),
-            Spec::parse("webhook=http://127.0.0.1:9/hook").unwrap(),
-        ],
-        &env,
-    )
-    .unwrap();
-    let mut receivers = Vec::new();
-    let queues: Vec<_> = channels
-        .into_iter()
-        .map(|channel| {
-            let (sender, receiver) = mpsc::channel(8);
-            receivers.push(receiver);
-            (Arc::new(channel), sender)
-        })
-        .collect();
+    let (queues, mut receivers) = ntfy_and_webhook_queues(8);
     let metrics = Metrics::default();
     // Room for one change: the first two of three are gone before the read.
     let (changes, listening) = broadcast::channel(1);
